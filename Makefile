@@ -1,0 +1,63 @@
+# ask_engine: every task a user or CI runs. `make serve` and `make test` work on a fresh clone.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SHOP ?= eval/shops/fjord-fell
+INDEX ?= indexes/fjord-fell
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup index demo serve test test-fast lint check eval bench clean
+
+# Idempotent: re-runs pip only when pyproject.toml changed. torch==2.13.0 first (the local CPU wheel),
+# so sentence-transformers never pulls a CUDA build.
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,llm-test]'
+	touch $@
+
+index: setup
+	$(BIN)/ask-engine index $(SHOP) --out $(INDEX)
+
+demo: index
+	@for q in "Can I return these boots if they don't fit?" \
+	          "Do you ship to Norway?" \
+	          "Is the Tarn Wellington Boot waterproof?" \
+	          "What allergens are in the peanut butter?" \
+	          "Add two of these to my cart - do they come in black?"; do \
+		echo "\n$$ ask-engine ask --index $(INDEX) \"$$q\""; \
+		$(BIN)/ask-engine ask --index $(INDEX) "$$q"; \
+	done
+
+serve: index
+	$(BIN)/ask-engine serve --index $(INDEX) --host $(HOST) --port $(PORT)
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not llm and not slow"
+
+lint: setup
+	$(BIN)/ruff check ask_engine tests
+	$(BIN)/ruff format --check ask_engine tests
+	$(BIN)/mypy
+
+check: lint test
+
+eval: index
+	$(BIN)/ask-engine eval --index $(INDEX) eval/fjord-fell.jsonl --report eval/reports/latest \
+		--min-faithfulness 0.9 --min-fact-recall 0.7 --min-abstention-f1 0.8
+
+bench: setup
+	$(BIN)/python -m ask_engine.bench --out bench/results.json
+
+clean:
+	rm -rf $(VENV) indexes/*/ eval/reports .pytest_cache .mypy_cache .ruff_cache

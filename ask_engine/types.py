@@ -1,0 +1,281 @@
+"""Internal value types: frozen dataclasses passed between the stages of one request."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+DocKind = Literal["product", "policy", "page", "faq"]
+
+
+@dataclass(frozen=True)
+class ShopInfo:
+    """shop.toml's [shop] table."""
+
+    name: str
+    url: str  # base URL, no trailing slash
+    currency: str = "USD"
+    language: str = "en"
+    gid_namespace: str = "shop"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ShopInfo:
+        return cls(**{k: v for k, v in d.items() if k in {f.name for f in fields(cls)}})
+
+
+def _tuple_of(cls: type[Any], items: Any) -> tuple[Any, ...]:
+    return tuple(cls.from_dict(i) if isinstance(i, dict) else i for i in (items or ()))
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One recorded attribute of a product (from a metafield or a core field)."""
+
+    key: str  # snake_case key as recorded: "material", "waterproof", "price"
+    label: str  # human label: "Material", "Waterproof"
+    value: str  # human-readable value: "natural rubber", "yes", "£89.00"
+    source: str = "metafield"  # "metafield" | "field" (core Shopify field) | "variant"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Fact:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    """A binding notice recorded by the merchant; `content` goes out verbatim."""
+
+    code: str  # "allergens", "safety", "age_restricted", "prop65", ...
+    content: str
+    content_type: Literal["plain", "markdown"] = "markdown"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Disclosure:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Variant:
+    gid: str  # gid://<ns>/ProductVariant/<id> (Shopify GIDs kept as they are)
+    title: str  # "Black / 42"
+    sku: str | None = None
+    price: str | None = None  # decimal string as in the source: "89.00"
+    compare_at_price: str | None = None
+    available: bool | None = None  # None: not recorded
+    options: tuple[tuple[str, str], ...] = ()  # (("Colour", "Black"), ("Size", "42"))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Variant:
+        d = dict(d)
+        d["options"] = tuple(tuple(o) for o in d.get("options") or ())
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading-delimited part of a page, policy or FAQ entry."""
+
+    heading: str
+    text: str  # plain text of the section body (no markup)
+    url: str  # page URL with the section's #anchor (or the page URL for the lead)
+    anchor: str = ""
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Section:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Document:
+    """One merchant resource: a product, a policy, a page or an FAQ entry.
+
+    `id` is stable across reindexing: "product:<gid>", "policy:<type>", "page:<slug>", "faq:<anchor>".
+    """
+
+    id: str
+    kind: DocKind
+    title: str
+    url: str
+    link_type: str  # "product" | "refund_policy" | ... | "faq" | "page" | "size_guide" | ...
+    source: str  # file the document came from (relative to the shop folder)
+    gid: str | None = None  # product GID; None for pages
+    handle: str | None = None
+    body: str = ""  # plain text: product description, or the whole page text
+    sections: tuple[Section, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    variants: tuple[Variant, ...] = ()
+    disclosures: tuple[Disclosure, ...] = ()
+    aliases: tuple[str, ...] = ()  # every id form that resolves here: GIDs, variant GIDs, SKUs, handle, URL path
+    vendor: str | None = None
+    product_type: str | None = None
+    tags: tuple[str, ...] = ()
+    options: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (("Size", ("S","M")),)
+    currency: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Document:
+        d = dict(d)
+        d["sections"] = _tuple_of(Section, d.get("sections"))
+        d["facts"] = _tuple_of(Fact, d.get("facts"))
+        d["variants"] = _tuple_of(Variant, d.get("variants"))
+        d["disclosures"] = _tuple_of(Disclosure, d.get("disclosures"))
+        d["aliases"] = tuple(d.get("aliases") or ())
+        d["tags"] = tuple(d.get("tags") or ())
+        d["options"] = tuple((n, tuple(v)) for n, v in d.get("options") or ())
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def content_hash(self) -> str:
+        """Hash of everything that affects passages and answers (for incremental indexing)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, default=list)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def fact(self, key: str) -> Fact | None:
+        for f in self.facts:
+            if f.key == key:
+                return f
+        return None
+
+
+@dataclass(frozen=True)
+class Passage:
+    """The unit of retrieval: a product fact sheet, a policy/page section, an FAQ entry."""
+
+    id: str  # f"{doc_id}#{n}"
+    doc_id: str
+    text: str  # what is embedded, indexed lexically and shown as evidence
+    title: str  # document title, plus " — section heading" for sections
+    url: str  # the section URL (or the document URL)
+    kind: DocKind
+    link_type: str
+    gid: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Passage:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A scored passage from one retriever (or from fusion)."""
+
+    passage_id: str
+    score: float
+    rank: int = 0
+    source: str = "dense"  # "dense" | "lexical" | "fused" | "resolved"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A passage chosen to support an answer, numbered for citation."""
+
+    number: int  # 1-based, as shown to a generator
+    passage: Passage
+    score: float
+    resolved: bool = False  # True when the passage belongs to a resource named in ids/history
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    path: str  # JSONPath of the unresolved input, e.g. "$.ids[2]"
+    value: str
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What the question is about: documents named by ids or by the conversation."""
+
+    doc_ids: tuple[str, ...] = ()  # in request order, de-duplicated
+    variant_gids: tuple[str, ...] = ()  # variants named explicitly (by variant GID or SKU)
+    from_history: bool = False  # True when doc_ids came from earlier turns, not from ids
+    unresolved: tuple[Unresolved, ...] = ()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One past question and answer of a conversation."""
+
+    query: str
+    answer: str
+    doc_ids: tuple[str, ...] = ()  # the resources the turn was about (resolved + linked)
+    created_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Turn:
+        d = dict(d)
+        d["doc_ids"] = tuple(d.get("doc_ids") or ())
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a draft answer and the evidence numbers it cites."""
+
+    text: str
+    cites: tuple[int, ...] = ()  # Evidence.number values
+    markdown: str | None = None  # markdown rendering of the same sentence, when different
+    # "claim": states a fact and must be supported by evidence; "meta": a fixed phrase about the answer itself
+    # (not recorded, nothing was changed, what the shop can help with), checked for numbers only.
+    kind: Literal["claim", "meta"] = "claim"
+
+
+DraftKind = Literal["answer", "not_recorded", "no_answer", "empty_query", "unavailable"]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A generator's answer before the guards: sentences with citations."""
+
+    sentences: tuple[Sentence, ...]
+    kind: DraftKind = "answer"
+    generator: str = "extractive"
+    used_doc_ids: tuple[str, ...] = ()  # documents the answer names (links come from these)
+    notes: tuple[str, ...] = field(default=())  # diagnostics (why a fallback happened, ...)
+
+    @property
+    def plain(self) -> str:
+        return " ".join(s.text for s in self.sentences).strip()
+
+    @property
+    def markdown(self) -> str:
+        return " ".join((s.markdown or s.text) for s in self.sentences).strip()
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything a generator may use to answer one question."""
+
+    query: str
+    evidence: tuple[Evidence, ...]
+    documents: dict[str, Document]  # doc_id -> Document for every evidence passage
+    resolution: Resolution
+    history: tuple[Turn, ...] = ()
+    country: str | None = None  # context.address_country, upper-case ISO 3166-1 alpha-2
+    region: str | None = None
+    language: str | None = None
+    shop_name: str = ""
+    operation_requested: bool = False  # the read-only guard found an operation in the query
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What happened inside one `Engine.ask`: for the eval harness, benchmarks and debugging."""
+
+    evidence: tuple[Evidence, ...] = ()
+    resolution: Resolution = field(default_factory=Resolution)
+    raw_draft: Draft | None = None  # the generator's draft before the guards
+    draft: Draft | None = None  # what was sent (after guards / fallback)
+    removed: tuple[Sentence, ...] = ()  # sentences the grounding guard removed
+    fallback: str | None = None  # why the extractive fallback was used ("generator_unavailable", "ungrounded", ...)
+    timings_ms: dict[str, float] = field(default_factory=dict)  # stage -> milliseconds
