@@ -32,6 +32,9 @@ class Settings(BaseModel):
     candidate_k: int = Field(default=30, description="candidates taken from each retriever before fusion")
     rrf_k: int = 60
     min_dense_score: float = Field(default=0.25, description="below this cosine similarity nothing is evidence")
+    hnsw_threshold: int = Field(
+        default=0, description="from this many passages the vector index is approximate HNSW; 0: always exact"
+    )
 
     # --- answering ---
     generator: Literal["extractive", "openai"] = "extractive"
@@ -67,6 +70,9 @@ class Settings(BaseModel):
     idempotency_ttl_s: int = 24 * 3600
     max_body_bytes: int = 64 * 1024
     max_concurrency: int = 8
+    public_base_url: str | None = Field(
+        default=None, description="scheme://host[:port] advertised in discovery; default: as each request reached us"
+    )
 
     @classmethod
     def load(cls, config_file: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
@@ -100,5 +106,9 @@ def _parse_env(value: str, annotation: Any) -> Any:
             if "list" in text:
                 return [v.strip() for v in value.split(",") if v.strip()]
             # "key1=name1,key2=name2"
-            return dict(part.split("=", 1) if "=" in part else (part, part) for part in value.split(",") if part)
+            pairs: dict[str, str] = {}
+            for part in filter(None, value.split(",")):
+                key, _, name = part.partition("=")
+                pairs[key.strip()] = name.strip() or key.strip()
+            return pairs
     return value
