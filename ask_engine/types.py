@@ -19,10 +19,15 @@ class ShopInfo:
     currency: str = "USD"
     language: str = "en"
     gid_namespace: str = "shop"
+    disclosure_namespace: str = "disclosures"  # metafield namespace whose entries are disclosures, not facts
+    facts_namespaces: tuple[str, ...] | None = None  # None: every namespace except the disclosure one
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ShopInfo:
-        return cls(**{k: v for k, v in d.items() if k in {f.name for f in fields(cls)}})
+        d = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
+        if d.get("facts_namespaces") is not None:
+            d["facts_namespaces"] = tuple(d["facts_namespaces"])
+        return cls(**d)
 
 
 def _tuple_of(cls: type[Any], items: Any) -> tuple[Any, ...]:
@@ -197,6 +202,7 @@ class Resolution:
     variant_gids: tuple[str, ...] = ()  # variants named explicitly (by variant GID or SKU)
     from_history: bool = False  # True when doc_ids came from earlier turns, not from ids
     unresolved: tuple[Unresolved, ...] = ()
+    mentioned_doc_ids: tuple[str, ...] = ()  # products named by title in the query (also in doc_ids, after ids)
 
 
 @dataclass(frozen=True)
