@@ -49,6 +49,9 @@ class Settings(BaseModel):
     llm_max_tokens: int = 300
     llm_temperature: float = 0.0
     llm_json_mode: bool = True
+    llm_max_prompt_chars: int = Field(
+        default=8000, description="budget for the question, history and evidence text in one prompt (fit the context)"
+    )
 
     # --- protocol ---
     ucp_version: str = "2026-08-25"

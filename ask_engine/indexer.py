@@ -1,0 +1,530 @@
+"""Builds and incrementally updates an index folder: validate the sources, embed only what changed, swap atomically.
+
+A build never disturbs the live version: it validates every source file first (a SourceError writes nothing),
+writes a complete new version under `versions/.tmp-<id>`, fsyncs it, renames it into place and only then replaces
+CURRENT with `os.replace`. Any exception, Ctrl-C included, removes what the build wrote and leaves CURRENT as it
+was. Two runs on one folder do not interleave: the second fails at once with an IndexError_ naming the lock
+(failing beats waiting here, because a queued run would re-index sources the first run may already have covered).
+The previous version is kept after a swap (a process may still be loading it); older ones are removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ask_engine import __version__
+from ask_engine.config import Settings
+from ask_engine.errors import BackendError, IndexError_, SourceError
+from ask_engine.indexes import (
+    CURRENT,
+    EMBEDDINGS,
+    FORMAT_VERSION,
+    MANIFEST,
+    PASSAGES,
+    VERSIONS,
+    read_current,
+    write_version,
+)
+from ask_engine.protocols import Embedder
+from ask_engine.types import Document, Passage, ShopInfo
+
+LOCK = ".lock"
+_TMP_PREFIX = ".tmp-"
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What one `build_index` run did."""
+
+    version: str  # the live version after the run
+    documents: int
+    passages: int
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    embedded_passages: int
+    seconds: float
+    path: Path  # the live version folder
+    model: str = ""
+    documents_by_kind: tuple[tuple[str, int], ...] = ()
+    reembedded_all: str | None = None  # why every passage was embedded (first build, --full, model changed...)
+    up_to_date: bool = False  # nothing changed: no new version was written
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass
+class _Live:
+    """The live version as an incremental build sees it."""
+
+    name: str | None = None  # None: no live version (or an unreadable CURRENT)
+    manifest: dict[str, Any] | None = None  # None: unreadable; every document then counts as added
+    # Embeddings reusable with this build's model (None: re-embed everything, `reason` says why).
+    rows: dict[str, int] | None = None  # passage id -> row in embeddings
+    texts: dict[str, str] | None = None  # passage id -> the text that was embedded
+    embeddings: npt.NDArray[np.float32] | None = None
+    reason: str | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _fsync_path(path: Path, *, directory: bool = False) -> None:
+    if directory and os.name == "nt":  # directories cannot be opened for fsync on Windows
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            _fsync_path(Path(folder) / name)
+        _fsync_path(Path(folder), directory=True)
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Exclusive, non-blocking lock on `<out>/.lock` for the whole build."""
+    path = out / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise IndexError_(f"cannot write to index folder {out}: {exc}") from exc
+    try:
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise IndexError_(
+                f"another `ask-engine index` run is updating {out} (it holds {path}); run again when it has finished"
+            ) from exc
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _read_live(out: Path, embedder: Embedder) -> _Live:
+    """What of the live version an incremental build can use: its manifest, and its vectors if the model matches."""
+    try:
+        name = read_current(out)
+    except IndexError_ as exc:
+        return _Live(reason=f"the live version is unreadable ({exc})")
+    if name is None:
+        return _Live(reason="first build")
+    folder = out / VERSIONS / name
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text("utf-8"))
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("documents"), dict):
+            raise ValueError(f"{MANIFEST} has no documents table")
+    except (OSError, ValueError) as exc:
+        return _Live(name=name, reason=f"the live version is unreadable ({type(exc).__name__}: {exc})")
+    live = _Live(name=name, manifest=manifest)
+    if manifest.get("format_version") != FORMAT_VERSION:
+        live.reason = f"index format changed ({manifest.get('format_version')} → {FORMAT_VERSION})"
+        return live
+    if manifest.get("model") != embedder.name or manifest.get("dimension") != embedder.dimension:
+        live.reason = f"embedding model changed ({manifest.get('model')} → {embedder.name})"
+        return live
+    try:
+        with (folder / PASSAGES).open(encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        embeddings = np.load(folder / EMBEDDINGS, allow_pickle=False)
+        if embeddings.shape != (len(rows), embedder.dimension):
+            raise ValueError(f"{EMBEDDINGS} has shape {embeddings.shape} for {len(rows)} passages")
+        live.rows = {str(r["id"]): i for i, r in enumerate(rows)}
+        live.texts = {str(r["id"]): str(r["text"]) for r in rows}
+        live.embeddings = np.asarray(embeddings, dtype=np.float32)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        live.reason = f"the live version's vectors are unreadable ({type(exc).__name__}: {exc})"
+    return live
+
+
+def _check_out_folder(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise IndexError_(f"--out {out} is a file, not an index folder")
+    if out.is_dir():
+        entries = {p.name for p in out.iterdir()}
+        if entries and not entries & {CURRENT, VERSIONS, LOCK}:
+            raise IndexError_(f"--out {out} is a non-empty folder that holds no index; choose a new or empty folder")
+
+
+def _passages_for(shop: ShopInfo, documents: Sequence[Document]) -> dict[str, list[Passage]]:
+    from ask_engine.chunking import passages as make_passages
+
+    by_doc: dict[str, list[Passage]] = {}
+    seen: set[str] = set()
+    for doc in documents:
+        if doc.id in by_doc:
+            raise SourceError(doc.source, "id", f"duplicate document id {doc.id!r}")
+        made = make_passages(doc, shop)
+        for p in made:
+            if p.doc_id != doc.id or p.id in seen:
+                raise IndexError_(f"chunking produced an inconsistent passage {p.id!r} for document {doc.id!r}")
+            seen.add(p.id)
+        by_doc[doc.id] = made
+    return by_doc
+
+
+def _aliases_for(documents: Sequence[Document]) -> tuple[dict[str, tuple[str, str | None]], list[str]]:
+    """Alias key -> (doc id, variant GID), and warnings about ids that name several products.
+
+    A key shared by one product and other documents (a handle that is also a page slug) names the product: ids in
+    requests are mostly product ids. A key naming several products, or several non-product documents only (FAQ
+    entries sharing their page's URL), resolves to none; several products sharing a SKU or handle is a catalogue
+    mistake worth a warning.
+    """
+    from ask_engine.catalog import alias_keys
+
+    claims: dict[str, list[tuple[Document, str | None]]] = {}
+    for doc in documents:
+        for key, variant in alias_keys(doc).items():
+            claims.setdefault(key, []).append((doc, variant))
+    aliases: dict[str, tuple[str, str | None]] = {}
+    warnings: list[str] = []
+    for key, owners in claims.items():
+        products = [(doc, variant) for doc, variant in owners if doc.kind == "product"]
+        chosen = products or owners
+        if len(chosen) == 1:
+            aliases[key] = (chosen[0][0].id, chosen[0][1])
+        elif products:
+            names = {doc.id for doc, _ in products}
+            warnings.append(f"id {key!r} names {len(names)} products ({_some(names)}); it resolves to none")
+    return aliases, sorted(warnings)
+
+
+def _some(names: set[str], shown: int = 3) -> str:
+    ordered = sorted(names)
+    return ", ".join(ordered[:shown]) + (", …" if len(ordered) > shown else "")
+
+
+def _fingerprint(
+    model: str, shop: ShopInfo, passages: Sequence[Passage], hashes: dict[str, str], aliases: dict[str, Any]
+) -> str:
+    digest = hashlib.sha256()
+    for part in (FORMAT_VERSION, model, asdict(shop), hashes, [p.to_dict() for p in passages], sorted(aliases.items())):
+        digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False, default=list).encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int, progress: bool) -> npt.NDArray[np.float32]:
+    matrix = np.zeros((len(texts), embedder.dimension), dtype=np.float32)
+    if not texts:
+        return matrix
+    from tqdm import tqdm
+
+    with tqdm(
+        total=len(texts), desc="Embedding passages", unit="passage", disable=not progress, file=sys.stderr, leave=False
+    ) as bar:
+        # Batches of similar lengths waste less compute on padding; rows go back to their own places.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(texts), batch_size):
+            rows = order[start : start + batch_size]
+            batch = [texts[i] for i in rows]
+            vectors = np.asarray(embedder.embed_documents(batch), dtype=np.float32)
+            if vectors.shape != (len(batch), embedder.dimension) or not np.isfinite(vectors).all():
+                raise BackendError(
+                    f"embedder {embedder.name} returned {vectors.shape} vectors for {len(batch)} texts "
+                    f"(expected {(len(batch), embedder.dimension)}, all finite)"
+                )
+            # Cosine search needs unit rows; a third-party embedder may not normalise.
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            matrix[rows] = vectors / np.where(norms > 0, norms, 1.0)
+            bar.update(len(batch))
+    return matrix
+
+
+def _swap_current(out: Path, name: str) -> None:
+    tmp = out / f"{CURRENT}.tmp"
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(name + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, out / CURRENT)
+    _fsync_path(out, directory=True)
+
+
+def _collect_garbage(out: Path, keep: set[str]) -> None:
+    """Remove old versions and leftovers of killed runs; best effort (the new version is already live)."""
+    with contextlib.suppress(OSError):
+        for entry in (out / VERSIONS).iterdir():
+            if entry.name not in keep:
+                shutil.rmtree(entry, ignore_errors=True)
+        (out / f"{CURRENT}.tmp").unlink(missing_ok=True)
+
+
+def build_index(
+    shop_dir: str | Path,
+    out: str | Path,
+    settings: Settings | None = None,
+    *,
+    embedder: Embedder | None = None,
+    full: bool = False,
+    progress: bool | None = None,
+) -> BuildReport:
+    """Index the shop folder `shop_dir` into `out`, re-embedding only new and changed documents (all when `full`)."""
+    from ask_engine.catalog import load_documents
+
+    started = time.perf_counter()
+    settings = settings or Settings.load()
+    out = Path(out)
+    # Everything that can reject the input runs before anything is written.
+    shop, documents = load_documents(shop_dir)
+    by_doc = _passages_for(shop, documents)
+    aliases, warnings = _aliases_for(documents)
+    _check_out_folder(out)
+    if embedder is None:
+        from ask_engine.embedders import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(settings=settings)
+    show_progress = sys.stderr.isatty() if progress is None else progress
+    batch_size = int(getattr(embedder, "batch_size", 0) or settings.embedding_batch_size)
+
+    # The topmost folder this build creates: a failed first build removes it, leaving no trace at all.
+    created: Path | None = None
+    if not out.exists():
+        created = out.absolute()
+        while not created.parent.exists():
+            created = created.parent
+    try:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexError_(f"cannot create index folder {out}: {exc}") from exc
+        with _locked(out):
+            return _build_locked(
+                out,
+                shop=shop,
+                documents=documents,
+                by_doc=by_doc,
+                aliases=aliases,
+                warnings=warnings,
+                embedder=embedder,
+                settings=settings,
+                full=full,
+                progress=show_progress,
+                batch_size=batch_size,
+                started=started,
+            )
+    except BaseException:
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)
+        raise
+
+
+def _build_locked(
+    out: Path,
+    *,
+    shop: ShopInfo,
+    documents: Sequence[Document],
+    by_doc: dict[str, list[Passage]],
+    aliases: dict[str, tuple[str, str | None]],
+    warnings: list[str],
+    embedder: Embedder,
+    settings: Settings,
+    full: bool,
+    progress: bool,
+    batch_size: int,
+    started: float,
+) -> BuildReport:
+    live = _read_live(out, embedder)
+    reason = "full rebuild requested" if full else live.reason
+    old_docs: dict[str, Any] = live.manifest["documents"] if live.manifest else {}
+
+    passages = [p for doc in documents for p in by_doc[doc.id]]
+    hashes = {doc.id: doc.content_hash() for doc in documents}
+    kinds = Counter(doc.kind for doc in documents)
+    by_kind = tuple(sorted(kinds.items()))
+    fingerprint = _fingerprint(embedder.name, shop, passages, hashes, aliases)
+
+    added = changed = unchanged = 0
+    for doc in documents:
+        old = old_docs.get(doc.id)
+        if old is None:
+            added += 1
+        elif old.get("hash") != hashes[doc.id]:
+            changed += 1
+        else:
+            unchanged += 1
+    removed = len(old_docs.keys() - hashes.keys())
+
+    if live.name and live.manifest and not full and live.manifest.get("fingerprint") == fingerprint:
+        return BuildReport(
+            version=live.name,
+            documents=len(documents),
+            passages=len(passages),
+            added=0,
+            changed=0,
+            removed=0,
+            unchanged=len(documents),
+            embedded_passages=0,
+            seconds=time.perf_counter() - started,
+            path=out / VERSIONS / live.name,
+            model=embedder.name,
+            documents_by_kind=by_kind,
+            up_to_date=True,
+            warnings=tuple(warnings),
+        )
+
+    # Rows of unchanged documents are copied when their passages are the very texts embedded last time.
+    embeddings = np.zeros((len(passages), embedder.dimension), dtype=np.float32)
+    todo: list[int] = []
+    row = 0
+    for doc in documents:
+        made = by_doc[doc.id]
+        old = old_docs.get(doc.id)
+        old_ids: list[str] = list(old.get("passages", [])) if old else []
+        reusable = (
+            reason is None
+            and live.embeddings is not None
+            and live.rows is not None
+            and live.texts is not None
+            and old is not None
+            and old.get("hash") == hashes[doc.id]
+            and len(old_ids) == len(made)
+            and all(live.texts.get(oid) == p.text and oid in live.rows for oid, p in zip(old_ids, made, strict=True))
+        )
+        if reusable and live.embeddings is not None and live.rows is not None:
+            embeddings[row : row + len(made)] = live.embeddings[[live.rows[oid] for oid in old_ids]]
+        else:
+            todo.extend(range(row, row + len(made)))
+        row += len(made)
+    if todo:
+        embeddings[todo] = _embed(embedder, [passages[i].text for i in todo], batch_size, progress)
+
+    created_at = _now()
+    build_id = f"{created_at:%Y%m%dT%H%M%S}Z-{secrets.token_hex(3)}"
+    manifest: dict[str, Any] = {
+        "version": build_id,
+        "builder": f"ask-engine {__version__}",
+        "created_at": created_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "model": embedder.name,
+        "dimension": embedder.dimension,
+        "shop": asdict(shop),
+        "counts": {
+            "documents": len(documents),
+            "documents_by_kind": dict(by_kind),
+            "passages": len(passages),
+            "aliases": len(aliases),
+        },
+        "changes": {
+            "added": added,
+            "changed": changed,
+            "removed": removed,
+            "unchanged": unchanged,
+            "embedded_passages": len(todo),
+            "reembedded_all": reason,
+        },
+        "documents": {
+            doc.id: {"kind": doc.kind, "hash": hashes[doc.id], "passages": [p.id for p in by_doc[doc.id]]}
+            for doc in documents
+        },
+        "fingerprint": fingerprint,
+        "warnings": warnings,
+    }
+
+    versions = out / VERSIONS
+    versions.mkdir(exist_ok=True)
+    tmp = versions / f"{_TMP_PREFIX}{build_id}"
+    final = versions / build_id
+    swapped = False
+    try:
+        manifest["build_seconds"] = round(time.perf_counter() - started, 3)
+        write_version(
+            tmp,
+            manifest=manifest,
+            documents=documents,
+            passages=passages,
+            embeddings=embeddings,
+            aliases=aliases,
+            hnsw_threshold=settings.hnsw_threshold,
+        )
+        _fsync_tree(tmp)
+        os.rename(tmp, final)
+        _fsync_path(versions, directory=True)
+        _swap_current(out, build_id)
+        swapped = True
+    finally:
+        if not swapped:
+            shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(final, ignore_errors=True)
+            with contextlib.suppress(FileNotFoundError):
+                (out / f"{CURRENT}.tmp").unlink()
+    _collect_garbage(out, {build_id} | ({live.name} if live.name else set()))
+
+    return BuildReport(
+        version=build_id,
+        documents=len(documents),
+        passages=len(passages),
+        added=added,
+        changed=changed,
+        removed=removed,
+        unchanged=unchanged,
+        embedded_passages=len(todo),
+        seconds=time.perf_counter() - started,
+        path=final,
+        model=embedder.name,
+        documents_by_kind=by_kind,
+        reembedded_all=reason,
+        warnings=tuple(warnings),
+    )
+
+
+def format_report(report: BuildReport, out: str | Path) -> str:
+    """The short summary `ask-engine index` prints."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in report.documents_by_kind)
+    lines = [
+        f"{out}: {report.documents} documents ({kinds or 'none'}), {report.passages} passages, version {report.version}",
+    ]
+    if report.up_to_date:
+        lines.append(f"already up to date; nothing embedded ({report.seconds:.1f} s)")
+    else:
+        lines.append(
+            f"added {report.added}, changed {report.changed}, removed {report.removed}, unchanged {report.unchanged}; "
+            f"embedded {report.embedded_passages} passages in {report.seconds:.1f} s"
+            + (f" ({report.reembedded_all})" if report.reembedded_all else "")
+        )
+    lines.extend(f"warning: {w}" for w in report.warnings)
+    return "\n".join(lines)
+
+
+def cli_index(args: argparse.Namespace) -> int:
+    """`ask-engine index SHOP_DIR --out DIR [--config F] [--model PATH] [--full] [--quiet]`."""
+    settings = Settings.load(getattr(args, "config", None), embedding_model=getattr(args, "model", None))
+    report = build_index(
+        args.shop_dir,
+        args.out,
+        settings,
+        full=bool(getattr(args, "full", False)),
+        progress=False if getattr(args, "quiet", False) else None,
+    )
+    print(format_report(report, args.out))
+    return 0

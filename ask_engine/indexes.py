@@ -1,0 +1,507 @@
+"""The on-disk index format (one shop, one folder) and its in-memory form: FAISS vectors, BM25 terms, documents.
+
+Index folder layout::
+
+    <out>/CURRENT                             one line: the live version folder's name, swapped atomically (os.replace)
+    <out>/.lock                               held (flock) by the `ask-engine index` run updating this folder
+    <out>/versions/<build-id>/manifest.json   format_version, builder, model, dimension, created_at, build_seconds,
+                                              shop info, counts, per-document content hash + passage ids, fingerprint
+    <out>/versions/<build-id>/documents.jsonl Document.to_dict() per line, in catalogue order
+    <out>/versions/<build-id>/passages.jsonl  Passage.to_dict() per line, in vector row order
+    <out>/versions/<build-id>/vectors.faiss   faiss IndexFlatIP (inner product of normalised vectors = cosine, exact);
+                                              IndexHNSWFlat instead from `hnsw_threshold` passages on, when set
+    <out>/versions/<build-id>/embeddings.npy  float32 (passages, dimension): incremental builds reuse these rows
+    <out>/versions/<build-id>/bm25/           bm25s index over passage title + text, plus tokenizer.json (stemmer)
+    <out>/versions/<build-id>/aliases.json    alias key -> {"doc_id": ..., "variant_gid": ... | null}
+
+Version folders are immutable once renamed into place; `ShopIndex.open` reads everything into memory, so an open
+index keeps answering after a rebuild swaps CURRENT and garbage-collects its folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ask_engine.errors import IndexError_
+from ask_engine.types import Document, Hit, Passage, ShopInfo
+
+FORMAT_VERSION = 1
+CURRENT = "CURRENT"
+VERSIONS = "versions"
+MANIFEST = "manifest.json"
+DOCUMENTS = "documents.jsonl"
+PASSAGES = "passages.jsonl"
+VECTORS = "vectors.faiss"
+EMBEDDINGS = "embeddings.npy"
+BM25 = "bm25"
+ALIASES = "aliases.json"
+_TOKENIZER = "tokenizer.json"
+_REQUIRED = (MANIFEST, DOCUMENTS, PASSAGES, VECTORS, EMBEDDINGS, BM25, ALIASES)
+
+# Subsets up to this many rows are scored with numpy on reconstructed rows instead of a filtered faiss scan.
+_SMALL_SUBSET = 2048
+_HNSW_M = 32
+_HNSW_EF_SEARCH = 128
+
+
+# --------------------------------------------------------------------------------------------- vectors
+
+
+def _faiss() -> Any:
+    import faiss
+
+    return faiss
+
+
+def _as_matrix(vectors: Any, dimension: int) -> npt.NDArray[np.float32]:
+    matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[1] != dimension:
+        raise ValueError(f"expected a (n, {dimension}) matrix, got shape {matrix.shape}")
+    return matrix
+
+
+class FaissVectorIndex:
+    """Cosine top-k over normalised passage vectors; `where` restricts a search to a set of passage ids."""
+
+    def __init__(self, dimension: int, *, hnsw_threshold: int = 0) -> None:
+        self.dimension = dimension
+        self.hnsw_threshold = hnsw_threshold
+        self.ids: list[str] = []
+        self._rows: dict[str, int] = {}
+        self._index: Any = _faiss().IndexFlatIP(dimension)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def kind(self) -> str:
+        return "hnsw" if isinstance(self._index, _faiss().IndexHNSWFlat) else "flat"
+
+    def add(self, ids: Sequence[str], vectors: Any) -> None:
+        matrix = _as_matrix(vectors, self.dimension)
+        ids = list(ids)
+        if len(ids) != matrix.shape[0]:
+            raise ValueError(f"{len(ids)} ids for {matrix.shape[0]} vectors")
+        for pid in ids:
+            if pid in self._rows:
+                raise ValueError(f"duplicate passage id {pid!r}")
+            self._rows[pid] = len(self.ids)
+            self.ids.append(pid)
+        total = len(self.ids)
+        if self.kind == "flat" and self.hnsw_threshold > 0 and total >= self.hnsw_threshold:
+            # Switching to HNSW rebuilds the graph from every row; it happens once, at build time.
+            old = self._index
+            self._index = self._new_hnsw()
+            if old.ntotal:
+                self._index.add(old.reconstruct_n(0, old.ntotal))
+        if matrix.shape[0]:
+            self._index.add(matrix)
+
+    def _new_hnsw(self) -> Any:
+        faiss = _faiss()
+        index = faiss.IndexHNSWFlat(self.dimension, _HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efSearch = _HNSW_EF_SEARCH
+        return index
+
+    def vectors(self) -> npt.NDArray[np.float32]:
+        """Every row, in passage order (a copy)."""
+        if not self.ids:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.asarray(self._index.reconstruct_n(0, len(self.ids)), dtype=np.float32)
+
+    def search(self, vector: Any, k: int, where: set[str] | None = None) -> list[Hit]:
+        query = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.dimension:
+            raise ValueError(f"query vector has {query.shape[0]} dimensions, index has {self.dimension}")
+        if k <= 0 or not self.ids:
+            return []
+        if where is None:
+            scores, rows = self._index.search(query[None, :], min(k, len(self.ids)))
+            return self._hits(rows[0], scores[0])
+        subset = np.array(sorted(self._rows[p] for p in where if p in self._rows), dtype=np.int64)
+        if subset.size == 0:
+            return []
+        if subset.size <= _SMALL_SUBSET or self.kind == "hnsw":
+            # Exact scores for the subset: filtered HNSW walks can miss rows of a small subset entirely.
+            sub_scores = self._index.reconstruct_batch(subset) @ query
+            order = np.argsort(-sub_scores, kind="stable")[:k]
+            return self._hits(subset[order], sub_scores[order])
+        faiss = _faiss()
+        params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(subset))
+        scores, rows = self._index.search(query[None, :], min(k, int(subset.size)), params=params)
+        return self._hits(rows[0], scores[0])
+
+    def _hits(self, rows: Iterable[Any], scores: Iterable[Any]) -> list[Hit]:
+        hits: list[Hit] = []
+        for row, score in zip(rows, scores, strict=True):
+            if row < 0:  # faiss pads with -1 when fewer than k rows qualify
+                continue
+            hits.append(Hit(passage_id=self.ids[int(row)], score=float(score), rank=len(hits) + 1, source="dense"))
+        return hits
+
+    def save(self, folder: str | os.PathLike[str]) -> None:
+        _faiss().write_index(self._index, str(Path(folder) / VECTORS))
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str], ids: Sequence[str]) -> FaissVectorIndex:
+        """Read vectors.faiss from `folder`; `ids` name its rows (passages.jsonl order)."""
+        index = _faiss().read_index(str(Path(folder) / VECTORS))
+        if index.ntotal != len(ids):
+            raise ValueError(f"{VECTORS} has {index.ntotal} rows for {len(ids)} passages")
+        self = cls(index.d)
+        self._index = index
+        if isinstance(index, _faiss().IndexHNSWFlat):
+            index.hnsw.efSearch = max(index.hnsw.efSearch, _HNSW_EF_SEARCH)
+        self.ids = list(ids)
+        self._rows = {pid: row for row, pid in enumerate(self.ids)}
+        if len(self._rows) != len(self.ids):
+            raise ValueError("duplicate passage ids")
+        return self
+
+
+# --------------------------------------------------------------------------------------------- lexical
+
+# Runs of word characters, optionally joined by - . / (SKUs, model numbers, sizes such as "3.5", URL paths).
+_TOKEN_RE = re.compile(r"\w+(?:[-./]\w+)*")
+_PART_RE = re.compile(r"\w+")
+
+
+def _s_stem(word: str) -> str:
+    """Harman's S-stemmer: folds English plurals only, so it never mangles names or codes."""
+    if len(word) > 3 and word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if len(word) > 2 and word.endswith("s") and not word.endswith(("us", "ss")):
+        return word[:-1]
+    return word
+
+
+def _stemmer(name: str) -> Callable[[str], str]:
+    if name == "snowball-english":
+        try:
+            import Stemmer
+        except ImportError as exc:
+            raise IndexError_(
+                "this index's lexical part was built with PyStemmer (Snowball English), which is not installed; "
+                "install PyStemmer or rebuild the index"
+            ) from exc
+        stem: Callable[[str], str] = Stemmer.Stemmer("english").stemWord
+        return stem
+    if name == "s-stemmer":
+        return _s_stem
+    if name == "none":
+        return lambda word: word
+    raise IndexError_(f"unknown stemmer {name!r} in the lexical index; rebuild the index")
+
+
+def _default_stemmer() -> str:
+    try:
+        import Stemmer  # noqa: F401
+    except ImportError:
+        return "s-stemmer"
+    return "snowball-english"
+
+
+class Tokenizer:
+    """Lower-cased words minus English stopwords, stemmed; joined codes ("TB-42-BLK") kept whole as well as in parts.
+
+    The same tokenizer must read queries and passages, so its stemmer is saved with the index.
+    """
+
+    def __init__(self, stemmer: str | None = None) -> None:
+        from bm25s.stopwords import STOPWORDS_EN
+
+        self.stemmer = stemmer or _default_stemmer()
+        self._stem = _stemmer(self.stemmer)
+        self._stopwords = frozenset(STOPWORDS_EN)
+
+    def __call__(self, text: str) -> list[str]:
+        tokens: list[str] = []
+        for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text).casefold()):
+            whole = match.group()
+            parts = _PART_RE.findall(whole)
+            if len(parts) > 1:
+                tokens.append(whole)  # an exact code match outranks documents sharing only its parts
+            for part in parts:
+                if part in self._stopwords or (len(part) == 1 and not part.isdigit()):
+                    continue
+                tokens.append(part if any(c.isdigit() for c in part) else self._stem(part))
+        return tokens
+
+
+def lexical_text(passage: Passage) -> str:
+    """What the lexical index reads for a passage: its title (unless the text repeats it) and its text."""
+    return passage.text if passage.title and passage.title in passage.text else f"{passage.title}\n{passage.text}"
+
+
+class Bm25Index:
+    """BM25 (bm25s, Lucene variant) over passages; hits carry source "lexical"."""
+
+    def __init__(self, ids: Sequence[str], retriever: Any | None, tokenizer: Tokenizer) -> None:
+        self.ids = list(ids)
+        self._retriever = retriever  # None for an empty corpus: bm25s cannot index zero documents
+        self.tokenizer = tokenizer
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def build(cls, passages: Sequence[Passage], *, stemmer: str | None = None) -> Bm25Index:
+        tokenizer = Tokenizer(stemmer)
+        ids = [p.id for p in passages]
+        if not passages:
+            return cls(ids, None, tokenizer)
+        import bm25s
+
+        retriever = bm25s.BM25()
+        corpus = [tokenizer(lexical_text(p)) for p in passages]
+        retriever.index(corpus, show_progress=False)
+        return cls(ids, retriever, tokenizer)
+
+    def scores(self, query: str) -> npt.NDArray[np.float32]:
+        """BM25 score of every passage for `query` (zeros when no query term is known)."""
+        scores = np.zeros(len(self.ids), dtype=np.float32)
+        if self._retriever is None:
+            return scores
+        vocab = self._retriever.vocab_dict
+        tokens = [t for t in self.tokenizer(query) if t in vocab]
+        if not tokens:
+            return scores
+        return np.asarray(self._retriever.get_scores(tokens), dtype=np.float32)
+
+    def search(self, query: str, k: int, where: set[str] | None = None) -> list[Hit]:
+        if k <= 0 or not self.ids:
+            return []
+        scores = self.scores(query)
+        if where is not None:
+            mask = np.zeros(len(self.ids), dtype=bool)
+            mask[[i for i, pid in enumerate(self.ids) if pid in where]] = True
+            scores = np.where(mask, scores, 0.0)
+        candidates = np.flatnonzero(scores > 0)
+        order = candidates[np.argsort(-scores[candidates], kind="stable")][:k]
+        return [
+            Hit(passage_id=self.ids[int(row)], score=float(scores[row]), rank=rank, source="lexical")
+            for rank, row in enumerate(order, start=1)
+        ]
+
+    def save(self, folder: str | os.PathLike[str]) -> None:
+        target = Path(folder) / BM25
+        target.mkdir(parents=True, exist_ok=True)
+        if self._retriever is not None:
+            self._retriever.save(str(target))
+        meta = {"stemmer": self.tokenizer.stemmer, "stopwords": "en", "documents": len(self.ids)}
+        (target / _TOKENIZER).write_text(json.dumps(meta), "utf-8")
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str], ids: Sequence[str]) -> Bm25Index:
+        """Read bm25/ from `folder` fully into memory; `ids` name its rows (passages.jsonl order)."""
+        source = Path(folder) / BM25
+        meta = json.loads((source / _TOKENIZER).read_text("utf-8"))
+        if meta.get("documents") != len(ids):
+            raise ValueError(f"{BM25}/ holds {meta.get('documents')} documents for {len(ids)} passages")
+        tokenizer = Tokenizer(meta["stemmer"])
+        if not ids:
+            return cls(ids, None, tokenizer)
+        import bm25s
+
+        retriever = bm25s.BM25.load(str(source), mmap=False, load_corpus=False)
+        return cls(ids, retriever, tokenizer)
+
+
+# --------------------------------------------------------------------------------------------- the shop index
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True))
+            fh.write("\n")
+
+
+def write_version(
+    folder: str | os.PathLike[str],
+    *,
+    manifest: dict[str, Any],
+    documents: Sequence[Document],
+    passages: Sequence[Passage],
+    embeddings: Any,
+    aliases: dict[str, tuple[str, str | None]],
+    hnsw_threshold: int = 0,
+) -> None:
+    """Write one complete version folder (the files of the layout above). The caller makes it live."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    matrix = _as_matrix(embeddings, int(manifest["dimension"]))
+    if matrix.shape[0] != len(passages):
+        raise ValueError(f"{matrix.shape[0]} embeddings for {len(passages)} passages")
+    _write_jsonl(target / DOCUMENTS, (d.to_dict() for d in documents))
+    _write_jsonl(target / PASSAGES, (p.to_dict() for p in passages))
+    with (target / EMBEDDINGS).open("wb") as fh:
+        np.save(fh, matrix, allow_pickle=False)
+    vectors = FaissVectorIndex(matrix.shape[1], hnsw_threshold=hnsw_threshold)
+    vectors.add([p.id for p in passages], matrix)
+    vectors.save(target)
+    lexical = Bm25Index.build(passages)
+    lexical.save(target)
+    alias_rows = {key: {"doc_id": doc_id, "variant_gid": gid} for key, (doc_id, gid) in sorted(aliases.items())}
+    (target / ALIASES).write_text(json.dumps(alias_rows, ensure_ascii=False, indent=0), "utf-8")
+    full_manifest = {
+        **manifest,
+        "format_version": FORMAT_VERSION,
+        "vector_index": {"type": vectors.kind, "metric": "inner_product"},
+        "lexical_index": {"type": "bm25s", "stemmer": lexical.tokenizer.stemmer, "stopwords": "en"},
+    }
+    (target / MANIFEST).write_text(json.dumps(full_manifest, ensure_ascii=False, indent=2), "utf-8")
+
+
+def read_current(index_dir: str | os.PathLike[str]) -> str | None:
+    """The live version's folder name from CURRENT, or None when there is none."""
+    try:
+        name = (Path(index_dir) / CURRENT).read_text("utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise IndexError_(f"cannot read {Path(index_dir) / CURRENT}: {exc}") from exc
+    if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
+        raise IndexError_(f"{Path(index_dir) / CURRENT} is corrupt (names {name!r}); rebuild the index")
+    return name
+
+
+@dataclass
+class ShopIndex:
+    """One shop's index version, fully in memory."""
+
+    path: Path
+    manifest: dict[str, Any]
+    shop: ShopInfo
+    documents: dict[str, Document]
+    passages: list[Passage]
+    aliases: dict[str, tuple[str, str | None]]
+    vectors: FaissVectorIndex
+    lexical: Bm25Index
+    passage_by_id: dict[str, Passage] = field(init=False)
+    _by_doc: dict[str, list[Passage]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.passage_by_id = {p.id: p for p in self.passages}
+        self._by_doc = {}
+        for p in self.passages:
+            self._by_doc.setdefault(p.doc_id, []).append(p)
+
+    @property
+    def model(self) -> str:
+        """Name of the embedding model the vectors were made with."""
+        return str(self.manifest["model"])
+
+    @property
+    def dimension(self) -> int:
+        return int(self.manifest["dimension"])
+
+    @property
+    def version(self) -> str:
+        return self.path.name
+
+    @cached_property
+    def embeddings(self) -> npt.NDArray[np.float32]:
+        """Passage vectors in row order (reconstructed from the vector index on first use)."""
+        return self.vectors.vectors()
+
+    def passages_of(self, doc_id: str) -> list[Passage]:
+        """The passages of one document, in order ([] for an unknown id)."""
+        return list(self._by_doc.get(doc_id, ()))
+
+    @staticmethod
+    def current_version(index_dir: str | Path) -> str | None:
+        """Name of the live version folder, or None when the folder holds no index yet."""
+        return read_current(index_dir)
+
+    @classmethod
+    def open(cls, index_dir: str | Path, *, expected_model: str | None = None) -> ShopIndex:
+        """Load the live version of `index_dir`; IndexError_ when it is missing, corrupt or made with another model."""
+        root = Path(index_dir)
+        if not root.is_dir():
+            raise IndexError_(f"no index at {root}: build one with `ask-engine index SHOP_DIR --out {root}`")
+        name = read_current(root)
+        if name is None:
+            raise IndexError_(
+                f"{root} holds no live index (no {CURRENT} file): build one with `ask-engine index SHOP_DIR --out {root}`"
+            )
+        return cls.load_version(root / VERSIONS / name, expected_model=expected_model)
+
+    @classmethod
+    def load_version(cls, folder: str | Path, *, expected_model: str | None = None) -> ShopIndex:
+        """Load one version folder (normally reached through `open`)."""
+        path = Path(folder)
+        if not path.is_dir():
+            raise IndexError_(f"index version {path} named by {CURRENT} is missing; rebuild the index")
+        missing = [name for name in _REQUIRED if not (path / name).exists()]
+        if missing:
+            raise IndexError_(f"index version {path} is incomplete (missing {', '.join(missing)}); rebuild the index")
+        try:
+            manifest = json.loads((path / MANIFEST).read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise IndexError_(f"{path / MANIFEST} is unreadable ({exc}); rebuild the index") from exc
+        if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+            found = manifest.get("format_version") if isinstance(manifest, dict) else None
+            raise IndexError_(
+                f"{path} has index format {found!r}, this ask-engine reads format {FORMAT_VERSION}; rebuild the index"
+            )
+        if expected_model is not None and manifest.get("model") != expected_model:
+            raise IndexError_(
+                f"{path} was built with embedding model {manifest.get('model')!r} but {expected_model!r} is "
+                "configured; rebuild the index with this model (ask-engine index --full) or configure that one"
+            )
+        try:
+            documents = [Document.from_dict(row) for row in _read_jsonl(path / DOCUMENTS)]
+            passages = [Passage.from_dict(row) for row in _read_jsonl(path / PASSAGES)]
+            ids = [p.id for p in passages]
+            vectors = FaissVectorIndex.load(path, ids)
+            if vectors.dimension != manifest.get("dimension"):
+                raise ValueError(
+                    f"{VECTORS} has dimension {vectors.dimension}, manifest says {manifest.get('dimension')}"
+                )
+            lexical = Bm25Index.load(path, ids)
+            raw_aliases = json.loads((path / ALIASES).read_text("utf-8"))
+            aliases = {key: (str(v["doc_id"]), v.get("variant_gid")) for key, v in raw_aliases.items()}
+            shop = ShopInfo.from_dict(manifest["shop"])
+        except IndexError_:
+            raise
+        except Exception as exc:  # any parse/shape failure means the folder is corrupt; say which one
+            raise IndexError_(
+                f"index version {path} is corrupt ({type(exc).__name__}: {exc}); rebuild the index"
+            ) from exc
+        by_id = {d.id: d for d in documents}
+        orphans = sorted({p.doc_id for p in passages} - by_id.keys())
+        dangling = sorted({doc_id for doc_id, _ in aliases.values()} - by_id.keys())
+        if orphans or dangling:
+            raise IndexError_(
+                f"index version {path} is corrupt (passages or aliases name unknown documents: "
+                f"{', '.join((orphans + dangling)[:5])}); rebuild the index"
+            )
+        return cls(
+            path=path,
+            manifest=manifest,
+            shop=shop,
+            documents=by_id,
+            passages=passages,
+            aliases=aliases,
+            vectors=vectors,
+            lexical=lexical,
+        )

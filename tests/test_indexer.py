@@ -1,0 +1,415 @@
+"""Building and incrementally updating index folders from real shop folders, atomically, with the real model."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ask_engine.chunking as chunking
+from ask_engine.catalog import alias_key
+from ask_engine.cli import main
+from ask_engine.errors import IndexError_, SourceError
+from ask_engine.indexer import BuildReport, build_index
+from ask_engine.indexes import ShopIndex
+from ask_engine.types import Document, Passage, ShopInfo
+
+PRODUCTS = {
+    1: ("Tarn Wellington Boot", "Natural rubber wellington boots, fully waterproof to the ankle.", "TARN-BLK-42"),
+    2: ("Ridge Down Jacket", "A warm 700-fill goose down jacket for cold winter days.", "RIDGE-RED-M"),
+    3: ("Trail Peanut Butter", "Crunchy peanut butter in a 340 g jar. Contains peanuts.", "PB-340"),
+    4: ("Fell Trekking Poles", "Carbon fibre trekking poles with cork handles, 230 g each.", "POLE-CF-120"),
+    5: ("Beck Camping Stove", "A compact gas stove that boils a litre of water in four minutes.", "STOVE-GAS-1"),
+}
+REFUND_POLICY = """---
+type: refund_policy
+title: Refund Policy
+url: https://test.example/policies/refund-policy
+---
+# Refund Policy
+
+## Returns window
+
+You can return unworn items within 30 days of delivery for a full refund to your original payment method.
+
+## Sale items
+
+Items bought in the sale can be exchanged for store credit only.
+"""
+
+
+def _product_json(n: int, title: str, body: str, sku: str) -> dict[str, Any]:
+    handle = title.lower().replace(" ", "-")
+    return {
+        "id": 9000 + n,
+        "title": title,
+        "handle": handle,
+        "body_html": f"<p>{body}</p>",
+        "vendor": "Test Outfitters",
+        "product_type": "Outdoor",
+        "tags": ["outdoor"],
+        "options": [{"name": "Title", "values": ["Default Title"]}],
+        "variants": [
+            {
+                "id": (9000 + n) * 100 + 1,
+                "product_id": 9000 + n,
+                "title": "Default Title",
+                "sku": sku,
+                "price": "49.00",
+                "available": True,
+                "option1": "Default Title",
+            }
+        ],
+    }
+
+
+def write_shop(folder: Path, products: dict[int, tuple[str, str, str]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "shop.toml").write_text(
+        '[shop]\nname = "Test Outfitters"\nurl = "https://test.example"\ncurrency = "EUR"\ngid_namespace = "test"\n'
+    )
+    rows = [_product_json(n, *fields) for n, fields in sorted(products.items())]
+    (folder / "products.json").write_text(json.dumps({"products": rows}))
+    (folder / "policies").mkdir(exist_ok=True)
+    (folder / "policies" / "refund-policy.md").write_text(REFUND_POLICY)
+    return folder
+
+
+def doc_id(n: int) -> str:
+    return f"product:gid://test/Product/{9000 + n}"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` with its content, to prove a failed build changed nothing."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class Wrapped:
+    """An Embedder seam: delegates to the real model, can fail after `fail_after` calls or claim another name."""
+
+    def __init__(
+        self,
+        inner: Any,
+        *,
+        name: str | None = None,
+        fail_after: int | None = None,
+        exc: type[BaseException] = RuntimeError,
+    ) -> None:
+        self.inner = inner
+        self.name = name or inner.name
+        self.dimension = inner.dimension
+        self.batch_size = 1
+        self.fail_after = fail_after
+        self.exc = exc
+        self.calls = 0
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise self.exc("embedder crashed")
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    return write_shop(tmp_path / "shop", {n: PRODUCTS[n] for n in (1, 2, 3, 4)})
+
+
+@pytest.fixture
+def built(shop: Path, tmp_path: Path, embedder: Any) -> tuple[Path, BuildReport]:
+    out = tmp_path / "index"
+    return out, build_index(shop, out, embedder=embedder, progress=False)
+
+
+# ------------------------------------------------------------------------------------------------ first build
+
+
+def test_first_build_writes_a_live_version_that_opens(built: tuple[Path, BuildReport], embedder: Any) -> None:
+    out, report = built
+    index = ShopIndex.open(out, expected_model=embedder.name)
+    assert report.version == ShopIndex.current_version(out) == index.path.name
+    assert report.path == index.path
+    assert (report.documents, report.added, report.changed, report.removed, report.unchanged) == (5, 5, 0, 0, 0)
+    assert report.passages == len(index.passages) == report.embedded_passages
+    assert report.reembedded_all == "first build"
+    assert dict(report.documents_by_kind) == {"product": 4, "policy": 1}
+    assert set(index.documents) == {doc_id(n) for n in (1, 2, 3, 4)} | {"policy:refund_policy"}
+    manifest = index.manifest
+    assert manifest["model"] == embedder.name and manifest["dimension"] == 384
+    assert manifest["counts"]["passages"] == len(index.passages)
+    assert manifest["shop"]["name"] == "Test Outfitters"
+    assert manifest["documents"][doc_id(1)]["hash"] == index.documents[doc_id(1)].content_hash()
+    assert manifest["documents"][doc_id(1)]["passages"] == [p.id for p in index.passages_of(doc_id(1))]
+    assert sorted(p.name for p in (out / "versions").iterdir()) == [report.version]
+    assert not (out / "CURRENT.tmp").exists()
+
+
+def test_built_index_resolves_ids_to_documents_and_variants(built: tuple[Path, BuildReport]) -> None:
+    index = ShopIndex.open(built[0])
+    sku_key = alias_key("tarn-blk-42")
+    assert sku_key is not None
+    assert index.aliases[sku_key] == (doc_id(1), "gid://test/ProductVariant/900101")
+    url_key = alias_key("https://test.example/products/ridge-down-jacket?variant=1")
+    assert url_key is not None
+    assert index.aliases[url_key] == (doc_id(2), None)
+    assert index.aliases["gid://test/Product/9004"] == (doc_id(4), None)
+
+
+def test_built_index_answers_dense_lexical_and_subset_searches(built: tuple[Path, BuildReport], embedder: Any) -> None:
+    index = ShopIndex.open(built[0])
+    dense = index.vectors.search(embedder.embed_query("can I send something back and get my money?"), 3)
+    assert index.passage_by_id[dense[0].passage_id].doc_id == "policy:refund_policy"
+    wellies = index.vectors.search(embedder.embed_query("wellies for muddy fields"), 1)
+    assert index.passage_by_id[wellies[0].passage_id].doc_id == doc_id(1)
+    lexical = index.lexical.search("POLE-CF-120", 3)
+    assert index.passage_by_id[lexical[0].passage_id].doc_id == doc_id(4)
+    jacket_rows = {p.id for p in index.passages_of(doc_id(2))}
+    restricted = index.vectors.search(embedder.embed_query("wellies for muddy fields"), 3, where=jacket_rows)
+    assert restricted and {h.passage_id for h in restricted} <= jacket_rows
+
+
+# ------------------------------------------------------------------------------------------------ incremental
+
+
+def test_incremental_build_embeds_only_new_and_changed_documents(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, first = built
+    before = ShopIndex.open(out)
+    products = {n: PRODUCTS[n] for n in (1, 2, 4, 5)}  # 3 removed, 5 added
+    products[2] = ("Ridge Down Jacket", "Now filled with recycled 800-fill down, still warm in winter.", "RIDGE-RED-M")
+    write_shop(shop, products)
+
+    count = embedder.count
+    report = build_index(shop, out, embedder=embedder, progress=False)
+    after = ShopIndex.open(out)
+
+    assert (report.added, report.changed, report.removed, report.unchanged) == (1, 1, 1, 2 + 1)
+    expected = len(after.passages_of(doc_id(2))) + len(after.passages_of(doc_id(5)))
+    assert report.embedded_passages == expected == embedder.count - count
+    assert report.reembedded_all is None
+    assert report.version != first.version
+    # Unchanged documents keep exactly the vectors they had.
+    for kept in (doc_id(1), doc_id(4), "policy:refund_policy"):
+        old_rows = [before.passages.index(p) for p in before.passages_of(kept)]
+        new_rows = [after.passages.index(p) for p in after.passages_of(kept)]
+        assert np.array_equal(before.embeddings[old_rows], after.embeddings[new_rows])
+    # The removed product is gone from documents, passages, aliases and both searches.
+    assert doc_id(3) not in after.documents
+    assert after.passages_of(doc_id(3)) == []
+    assert all(target != doc_id(3) for target, _ in after.aliases.values())
+    assert alias_key("PB-340") not in after.aliases
+    assert all(after.passage_by_id[h.passage_id].doc_id != doc_id(3) for h in after.lexical.search("peanut butter", 5))
+    dense = after.vectors.search(embedder.embed_query("peanut butter"), len(after.passages))
+    assert all(after.passage_by_id[h.passage_id].doc_id != doc_id(3) for h in dense)
+    assert "recycled 800-fill" in " ".join(p.text for p in after.passages_of(doc_id(2)))
+
+
+def test_rebuilding_unchanged_sources_writes_no_new_version(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, first = built
+    count = embedder.count
+    report = build_index(shop, out, embedder=embedder, progress=False)
+    assert report.up_to_date
+    assert report.version == first.version
+    assert report.embedded_passages == 0 and embedder.count == count
+    assert report.unchanged == 5
+
+
+def test_full_build_re_embeds_everything(built: tuple[Path, BuildReport], shop: Path, embedder: Any) -> None:
+    out, first = built
+    count = embedder.count
+    report = build_index(shop, out, embedder=embedder, full=True, progress=False)
+    assert report.embedded_passages == first.passages == embedder.count - count
+    assert report.reembedded_all == "full rebuild requested"
+    assert report.version != first.version
+
+
+def test_an_unchanged_document_whose_passage_text_changed_is_re_embedded(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A newer chunker can change passages of documents whose sources did not change.
+    original = chunking.passages
+
+    def reworded(doc: Document, info: ShopInfo) -> list[Passage]:
+        made = original(doc, info)
+        if doc.id == doc_id(1):
+            made = [Passage(**{**p.to_dict(), "text": p.text + " Reworded."}) for p in made]
+        return made
+
+    monkeypatch.setattr(chunking, "passages", reworded)
+    report = build_index(shop, built[0], embedder=embedder, progress=False)
+    index = ShopIndex.open(built[0])
+    assert report.unchanged == 5
+    assert report.embedded_passages == len(index.passages_of(doc_id(1)))
+
+
+def test_another_embedding_model_forces_a_full_rebuild(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, first = built
+    other = Wrapped(embedder, name="other-model:0123456789ab")
+    report = build_index(shop, out, embedder=other, progress=False)
+    assert report.embedded_passages == first.passages
+    assert report.reembedded_all is not None and "embedding model changed" in report.reembedded_all
+    assert report.unchanged == 5  # the documents did not change, only the model
+    assert ShopIndex.open(out, expected_model="other-model:0123456789ab").model == "other-model:0123456789ab"
+    with pytest.raises(IndexError_, match="other-model"):
+        ShopIndex.open(out, expected_model=embedder.name)
+
+
+def test_only_the_live_and_previous_versions_are_kept(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, first = built
+    versions = [first.version]
+    for n in (5, 3):
+        products = {k: PRODUCTS[k] for k in (1, 2, 4, n)}
+        write_shop(shop, products)
+        versions.append(build_index(shop, out, embedder=embedder, progress=False).version)
+    assert sorted(p.name for p in (out / "versions").iterdir()) == sorted(versions[-2:])
+
+
+# ------------------------------------------------------------------------------------------------ atomicity
+
+
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+def test_a_crash_while_embedding_leaves_the_live_version_untouched(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any, exc: type[BaseException]
+) -> None:
+    out, first = built
+    snapshot = tree(out)
+    products = dict(PRODUCTS)
+    products[1] = ("Tarn Wellington Boot", "Changed: now with a steel shank.", "TARN-BLK-42")
+    write_shop(shop, products)  # 1 changed, 5 added: several embedding batches
+    with pytest.raises(exc, match="embedder crashed"):
+        build_index(shop, out, embedder=Wrapped(embedder, fail_after=1, exc=exc), progress=False)
+    assert tree(out) == snapshot
+    index = ShopIndex.open(out)
+    assert index.path.name == first.version
+    assert index.passage_by_id[index.lexical.search("TARN-BLK-42", 1)[0].passage_id].doc_id == doc_id(1)
+
+
+def test_a_crash_during_a_first_build_leaves_no_folder(shop: Path, tmp_path: Path, embedder: Any) -> None:
+    out = tmp_path / "new" / "index"
+    with pytest.raises(RuntimeError):
+        build_index(shop, out, embedder=Wrapped(embedder, fail_after=0), progress=False)
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_bad_source_file_writes_nothing(shop: Path, tmp_path: Path, embedder: Any) -> None:
+    (shop / "products.json").write_text('{"products": [{"title": "No closing brace"')
+    out = tmp_path / "index"
+    with pytest.raises(SourceError, match=r"products\.json"):
+        build_index(shop, out, embedder=embedder, progress=False)
+    assert not out.exists()
+
+
+def test_a_bad_source_file_leaves_an_existing_index_unchanged(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, _ = built
+    snapshot = tree(out)
+    (shop / "policies" / "refund-policy.md").write_text("---\ntype: refund_policy\ntitle: [unclosed\n---\n# Hi\n")
+    count = embedder.count
+    with pytest.raises(SourceError, match=r"refund-policy\.md"):
+        build_index(shop, out, embedder=embedder, progress=False)
+    assert tree(out) == snapshot
+    assert embedder.count == count
+
+
+def test_an_open_index_keeps_answering_after_rebuilds_remove_its_folder(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, first = built
+    opened = ShopIndex.open(out)
+    for n in (5, 3):  # two rebuilds: the first version is garbage-collected
+        write_shop(shop, {k: PRODUCTS[k] for k in (1, 2, 4, n)})
+        build_index(shop, out, embedder=embedder, progress=False)
+    assert not first.path.exists()
+    assert opened.passage_by_id[opened.lexical.search("PB-340", 1)[0].passage_id].doc_id == doc_id(3)
+    hits = opened.vectors.search(embedder.embed_query("nut butter"), 1)
+    assert opened.passage_by_id[hits[0].passage_id].doc_id == doc_id(3)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="flock is POSIX")
+def test_a_second_concurrent_build_fails_clearly(built: tuple[Path, BuildReport], shop: Path, embedder: Any) -> None:
+    import fcntl
+
+    out, _ = built
+    with (out / ".lock").open("a") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(IndexError_, match="another `ask-engine index` run is updating"):
+            build_index(shop, out, embedder=embedder, full=True, progress=False)
+
+
+def test_refuses_to_write_into_a_folder_that_holds_something_else(shop: Path, tmp_path: Path, embedder: Any) -> None:
+    out = tmp_path / "documents"
+    out.mkdir()
+    (out / "thesis.txt").write_text("precious")
+    with pytest.raises(IndexError_, match="holds no index"):
+        build_index(shop, out, embedder=embedder, progress=False)
+    assert tree(out) == {"thesis.txt": b"precious"}
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+
+def test_cli_index_prints_a_summary(shop: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cli-index"
+    assert main(["index", str(shop), "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "5 documents (1 policy, 4 product)" in printed
+    assert "added 5, changed 0, removed 0, unchanged 0" in printed
+    index = ShopIndex.open(out)
+    assert f"{len(index.passages)} passages" in printed
+    assert main(["index", str(shop), "--out", str(out), "--quiet"]) == 0
+    assert "already up to date" in capsys.readouterr().out
+
+
+def test_cli_index_reports_a_bad_shop_with_exit_code_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shop = write_shop(tmp_path / "bad-shop", {1: PRODUCTS[1]})
+    (shop / "products.json").write_text("[1, 2")
+    out = tmp_path / "cli-index"
+    assert main(["index", str(shop), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "ask-engine: error: products.json" in err
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------------------------------------ the sample shop
+
+
+def test_sample_shop_index_resolves_every_sku_and_finds_it_lexically(sample_index: Path) -> None:
+    index = ShopIndex.open(sample_index)
+    products = [d for d in index.documents.values() if d.kind == "product"]
+    assert products and index.manifest["counts"]["passages"] == len(index.passages)
+    for doc in products:
+        for variant in doc.variants:
+            if not variant.sku:
+                continue
+            key = alias_key(variant.sku)
+            assert key is not None and index.aliases[key] == (doc.id, variant.gid)
+        sku = next((v.sku for v in doc.variants if v.sku), None)
+        if sku:
+            top = index.lexical.search(sku, 1)
+            assert index.passage_by_id[top[0].passage_id].doc_id == doc.id, sku
+
+
+def test_an_id_naming_two_products_resolves_to_neither_and_is_reported(tmp_path: Path, embedder: Any) -> None:
+    shop = write_shop(tmp_path / "shop", {1: PRODUCTS[1], 2: (*PRODUCTS[2][:2], "TARN-BLK-42")})
+    report = build_index(shop, tmp_path / "index", embedder=embedder, progress=False)
+    index = ShopIndex.open(tmp_path / "index")
+    assert alias_key("TARN-BLK-42") not in index.aliases
+    assert any("'id:tarn-blk-42' names 2 products" in w for w in report.warnings)
+    assert index.manifest["warnings"] == list(report.warnings)
+    assert index.aliases[alias_key("tarn-wellington-boot") or ""] == (doc_id(1), None)
