@@ -1,0 +1,588 @@
+"""The ASGI app: UCP REST, UCP MCP, shop MCP, discovery and health for one or more shop indexes.
+
+Every binding runs the same steps of `ShopService`, in the protocol's order: authenticate → rate limit →
+negotiate → validate → idempotency → answer (in a worker thread) → record. Transport-level failures are raised as
+`ProtocolError`; each binding maps them to its own wire form (HTTP status / JSON-RPC error), from one table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ask_engine.config import Settings
+from ask_engine.errors import AskEngineError, InvalidInput, InvalidInputItem, StoreError
+from ask_engine.models import AskRequest
+
+if TYPE_CHECKING:
+    import anyio
+    from starlette.applications import Starlette
+
+    from ask_engine.conversations import SqliteStore
+    from ask_engine.engine import Engine
+    from ask_engine.server.auth import RateLimiter
+    from ask_engine.server.negotiation import Negotiator
+
+logger = logging.getLogger("ask_engine.server")
+
+T = TypeVar("T")
+
+IDEMPOTENCY_WAIT_S = 30.0  # how long a retry waits for the identical request still in flight
+QUEUE_WAIT_S = 10.0  # how long a request may wait for a free engine worker before 503
+QUEUE_FACTOR = 8  # at most max_concurrency * QUEUE_FACTOR requests wait; more are refused at once
+IDEMPOTENCY_WAITERS = 256  # threads that may wait at once on an in-flight identical request
+OVERLOAD_RETRY_AFTER_S = 2
+STORE_RETRY_AFTER_S = 5
+SHOPS_PREFIX = "/shops"
+RELOAD_EVERY_S = 30.0  # how often a served index is checked for a newer version (written by `ask-engine index`)
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, as HTTP header values allow
+_SHOP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# --- transport-level failures ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Kind:
+    http_status: int
+    jsonrpc_code: int | None  # None: not an error over MCP but a tool result
+    jsonrpc_message: str
+    severity: str
+
+
+_KINDS: dict[str, _Kind] = {
+    "invalid_input": _Kind(400, -32602, "Invalid params", "requires_buyer_input"),
+    "invalid_profile_url": _Kind(400, -32001, "UCP discovery failed", "unrecoverable"),
+    "profile_unreachable": _Kind(424, -32001, "UCP discovery failed", "recoverable"),
+    "profile_malformed": _Kind(422, -32001, "UCP discovery failed", "unrecoverable"),
+    "version_unsupported": _Kind(422, -32001, "Protocol version not supported", "unrecoverable"),
+    "capabilities_incompatible": _Kind(200, None, "", "unrecoverable"),
+    "unauthorized": _Kind(401, -32000, "Unauthorized", "unrecoverable"),
+    "rate_limited": _Kind(429, -32000, "Rate limit exceeded", "recoverable"),
+    "idempotency_conflict": _Kind(409, -32000, "Idempotency key reused with a different payload", "unrecoverable"),
+    "unavailable": _Kind(503, -32000, "Service temporarily unavailable", "recoverable"),
+    "internal_error": _Kind(500, -32603, "Internal error", "recoverable"),
+}
+NEGOTIATION_CODES = frozenset(
+    {
+        "invalid_profile_url",
+        "profile_unreachable",
+        "profile_malformed",
+        "version_unsupported",
+        "capabilities_incompatible",
+    }
+)
+
+
+class ProtocolError(Exception):
+    """A request the transport must refuse: REST maps it to an HTTP status, MCP to a JSON-RPC error.
+
+    `capabilities_incompatible` is the one exception: a business outcome answered with an error_response body
+    (HTTP 200 / a tool result).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        content: str,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        retry_after: int | None = None,
+        version: str | None = None,
+        continue_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {content}")
+        self._headers = dict(headers or {})
+        self.code = code
+        self.content = content
+        self._messages = messages
+        self.retry_after = retry_after
+        self.version = version
+        self.continue_url = continue_url
+        self._kind = _KINDS[code]
+
+    @property
+    def http_status(self) -> int:
+        return self._kind.http_status
+
+    @property
+    def jsonrpc_code(self) -> int | None:
+        return self._kind.jsonrpc_code
+
+    @property
+    def jsonrpc_message(self) -> str:
+        return self._kind.jsonrpc_message
+
+    @property
+    def is_result(self) -> bool:
+        """True when this is answered as a normal result carrying an error_response (capabilities_incompatible)."""
+        return self._kind.jsonrpc_code is None
+
+    def messages(self) -> list[dict[str, Any]]:
+        if self._messages:
+            return self._messages
+        return [{"type": "error", "code": self.code, "content": self.content, "severity": self._kind.severity}]
+
+    def body(self, default_version: str) -> dict[str, Any]:
+        """The UCP error_response: {ucp: {version, status: "error"}, messages: [...], continue_url?}."""
+        ucp: dict[str, Any] = {"version": self.version or default_version, "status": "error"}
+        if self.code == "capabilities_incompatible":
+            ucp["capabilities"] = {}
+        body: dict[str, Any] = {"ucp": ucp, "messages": self.messages()}
+        if self.continue_url:
+            body["continue_url"] = self.continue_url
+        return body
+
+    def jsonrpc_data(self) -> Any:
+        """`error.data`: the invalid_input messages for -32602, else {code, content, retry_after?, continue_url?}."""
+        if self.code == "invalid_input":
+            return self.messages()
+        data: dict[str, Any] = {"code": self.code, "content": self.content}
+        if self.retry_after is not None:
+            data["retry_after"] = self.retry_after
+        if self.continue_url:
+            data["continue_url"] = self.continue_url
+        return data
+
+    def http_headers(self) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        if self.retry_after is not None:
+            headers["Retry-After"] = str(self.retry_after)
+        if self.code == "unauthorized":
+            headers["WWW-Authenticate"] = 'Bearer realm="ucp"'
+        headers.update(self._headers)
+        return headers
+
+
+def invalid_input(path: str, content: str) -> ProtocolError:
+    return ProtocolError("invalid_input", content, messages=InvalidInput([InvalidInputItem(path, content)]).messages())
+
+
+def internal_error() -> ProtocolError:
+    return ProtocolError("internal_error", "The server hit an unexpected error; nothing was changed. Please retry.")
+
+
+# --- the shared pipeline ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: `asker` owns conversations and idempotency keys; `bucket` is the rate-limit key."""
+
+    asker: str
+    bucket: str | None  # None: not rate limited (the local stdio client)
+
+
+LOCAL_CALLER = Caller(asker="local", bucket=None)
+
+
+class ShopService:
+    """One served shop: the transport-neutral steps every binding runs, in the protocol's order."""
+
+    def __init__(
+        self,
+        name: str,
+        engine: Engine,
+        settings: Settings,
+        *,
+        store: SqliteStore | None,
+        negotiator: Negotiator,
+        rate_limiter: RateLimiter,
+        workers: anyio.CapacityLimiter,
+        threads: anyio.CapacityLimiter,
+        waiters: anyio.CapacityLimiter,
+    ) -> None:
+        self.name = name
+        self.engine = engine
+        self.settings = settings
+        self.store = store
+        self.negotiator = negotiator
+        self._rate_limiter = rate_limiter
+        self._workers = workers  # requests allowed in the engine at once (admission control)
+        self._threads = threads  # the worker threads they run on, apart from anyio's shared default pool
+        # Retries blocked on an identical request in flight wait in their own threads, so they can never take
+        # the threads the first request needs to finish and record its answer.
+        self._waiters = waiters
+
+    @property
+    def continue_url(self) -> str | None:
+        """The storefront: the spec's fallback hand-off URL when negotiation fails."""
+        url = getattr(getattr(self.engine, "shop", None), "url", None)
+        return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
+
+    # 1. authentication --------------------------------------------------------------------------------
+
+    def authenticate(self, headers: Mapping[str, str], client_host: str | None) -> Caller:
+        from ask_engine.server.auth import AuthError, authenticate
+
+        try:
+            agent = authenticate(headers, self.settings)
+        except AuthError as exc:
+            challenge = getattr(exc, "www_authenticate", None)
+            raise ProtocolError(
+                "unauthorized",
+                str(exc) or "A valid agent key is required.",
+                headers={"WWW-Authenticate": challenge} if challenge else None,
+            ) from None
+        if not self.settings.agent_keys:
+            # Auth disabled (demo): one shared identity, but rate limits still apply per client address.
+            return Caller(asker=agent.key_id, bucket=f"{agent.key_id}@{client_host or 'unknown'}")
+        return Caller(asker=agent.key_id, bucket=agent.key_id)
+
+    # 2. rate limit ------------------------------------------------------------------------------------
+
+    def check_rate(self, caller: Caller) -> None:
+        if caller.bucket is None:
+            return
+        wait = self._rate_limiter.check(caller.bucket)
+        if wait is not None:
+            seconds = max(1, int(-(-wait // 1)))  # whole seconds, rounded up
+            raise ProtocolError(
+                "rate_limited",
+                f"Too many requests for this agent key; retry after {seconds} s.",
+                retry_after=seconds,
+            )
+
+    # 3. negotiation -----------------------------------------------------------------------------------
+
+    async def negotiate(self, profile_url: str | None) -> str:
+        """The protocol version to answer with; raises ProtocolError with the negotiation codes."""
+        from ask_engine.server.negotiation import NegotiationError
+
+        try:
+            negotiated = await self.negotiator.negotiate(profile_url)
+        except NegotiationError as exc:
+            raise self.negotiation_error(exc) from None
+        return negotiated.version
+
+    def negotiation_error(self, exc: Any) -> ProtocolError:
+        code = exc.code if exc.code in NEGOTIATION_CODES else "invalid_profile_url"
+        return ProtocolError(
+            code,
+            str(getattr(exc, "content", exc)),
+            version=getattr(exc, "version", None),
+            continue_url=self.continue_url,
+        )
+
+    # 4. validation ------------------------------------------------------------------------------------
+
+    def parse(self, data: Any) -> AskRequest:
+        """The validated ask object; raises ProtocolError(invalid_input) with one message per problem."""
+        surrogates = unpaired_surrogates(data)
+        if surrogates:
+            raise ProtocolError("invalid_input", surrogates[0].content, messages=InvalidInput(surrogates).messages())
+        try:
+            return AskRequest.parse(data)
+        except InvalidInput as exc:
+            raise ProtocolError("invalid_input", str(exc), messages=exc.messages()) from None
+
+    @staticmethod
+    def check_idempotency_key(key: Any, where: str) -> str | None:
+        if key is None:
+            return None
+        if not isinstance(key, str) or not _IDEMPOTENCY_KEY.match(key):
+            content = f"{where} must be 1 to 255 visible ASCII characters."
+            # No `path`: the key is transport metadata, not part of the ask object the paths point into.
+            message = {"type": "error", "code": "invalid_input", "content": content, "severity": "requires_buyer_input"}
+            raise ProtocolError("invalid_input", content, messages=[message])
+        return key
+
+    # 5-7. idempotency, answer, record -----------------------------------------------------------------
+
+    async def answer(
+        self,
+        request: AskRequest,
+        *,
+        caller: Caller,
+        version: str,
+        idempotency: tuple[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The response JSON; with `idempotency` = (key, payload hash), replayed or recorded exactly once."""
+        if idempotency is None:
+            return await self._ask(request, caller, version)
+        if self.store is None:
+            raise ProtocolError(
+                "unavailable", "Idempotency keys need the conversation store.", retry_after=STORE_RETRY_AFTER_S
+            )
+        store = self.store
+        key, digest = idempotency
+        try:
+            begin = partial(store.begin, key, caller.asker, digest, wait_s=IDEMPOTENCY_WAIT_S)
+            begun = await self._store_call(begin, limiter=self._waiters)
+        except StoreError as exc:
+            raise self._store_down(exc) from None
+        if begun.state == "conflict":
+            raise ProtocolError(
+                "idempotency_conflict",
+                "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+            )
+        if begun.state == "replay" and begun.response is not None:
+            return begun.response
+        try:
+            body = await self._ask(request, caller, version)
+        except BaseException:
+            import anyio
+
+            # Release the key even when the request was cancelled, so a retry can run at once.
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await self._store_call(partial(store.abandon, key, caller.asker))
+            raise
+        try:
+            await self._store_call(partial(store.finish, key, caller.asker, body, 200))
+        except StoreError as exc:
+            raise self._store_down(exc) from None
+        return body
+
+    async def _ask(self, request: AskRequest, caller: Caller, version: str) -> dict[str, Any]:
+        import anyio
+
+        stats = self._workers.statistics()
+        if stats.tasks_waiting >= self._workers.total_tokens * QUEUE_FACTOR:
+            raise self._overloaded()
+        with anyio.move_on_after(QUEUE_WAIT_S) as waited:
+            await self._workers.acquire()
+        if waited.cancelled_caught:
+            raise self._overloaded()
+        try:
+            call = partial(self.engine.ask, request, asker=caller.asker, version=version)
+            response = await anyio.to_thread.run_sync(call, limiter=self._threads)
+        except InvalidInput as exc:
+            raise ProtocolError("invalid_input", str(exc), messages=exc.messages()) from None
+        except StoreError as exc:
+            raise self._store_down(exc) from None
+        except ProtocolError:
+            raise
+        except Exception as exc:
+            logger.exception("ask failed unexpectedly in shop %s", self.name)
+            raise internal_error() from exc
+        finally:
+            self._workers.release()
+        body: dict[str, Any] = response.to_json() if hasattr(response, "to_json") else dict(response)
+        return body
+
+    async def _store_call(self, fn: Callable[[], T], *, limiter: anyio.CapacityLimiter | None = None) -> T:
+        import anyio
+
+        # SQLite calls block (and `begin` may wait on an identical request in flight): off the event loop.
+        return await anyio.to_thread.run_sync(fn, limiter=limiter)
+
+    def _overloaded(self) -> ProtocolError:
+        return ProtocolError(
+            "unavailable",
+            "The server is busy answering other questions; please retry shortly.",
+            retry_after=OVERLOAD_RETRY_AFTER_S,
+        )
+
+    def _store_down(self, exc: StoreError) -> ProtocolError:
+        logger.error("conversation store failed in shop %s: %s", self.name, exc)
+        return ProtocolError(
+            "unavailable",
+            "The conversation store is unavailable; nothing was recorded. Please retry shortly.",
+            retry_after=STORE_RETRY_AFTER_S,
+        )
+
+
+def unpaired_surrogates(data: Any, limit: int = 10) -> list[InvalidInputItem]:
+    """Strings (keys or values) holding lone UTF-16 surrogates: not Unicode text, so refused at the edge."""
+    found: list[InvalidInputItem] = []
+    stack: list[tuple[str, Any]] = [("$", data)]
+    while stack and len(found) < limit:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                found.append(InvalidInputItem(path, f"{path} holds an unpaired UTF-16 surrogate (not Unicode text)."))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                child = f"{path}.{key}" if isinstance(key, str) and key.isidentifier() else f"{path}[{key!r}]"
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    found.append(InvalidInputItem(path, f"{path} has a key with an unpaired UTF-16 surrogate."))
+                    continue
+                stack.append((child, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return found
+
+
+# --- opening shops and building the app -----------------------------------------------------------
+
+
+@dataclass
+class OpenedShop:
+    name: str
+    engine: Engine
+    store: SqliteStore | None
+
+
+def shop_name(index_dir: str | Path) -> str:
+    name = Path(index_dir).resolve().name
+    if not _SHOP_NAME.match(name):
+        raise AskEngineError(f"{index_dir}: the index folder name must be a URL-safe shop name (letters, digits, ._-)")
+    return name
+
+
+def store_path_for(settings: Settings, index_dir: str | Path, name: str, *, several: bool) -> Path:
+    """settings.store_path (suffixed with the shop name when several shops share the setting), else
+    <index>/../<name>.sqlite3."""
+    if settings.store_path:
+        path = Path(settings.store_path)
+        return path.with_name(f"{path.stem}.{name}{path.suffix or '.sqlite3'}") if several else path
+    return Path(index_dir).resolve().parent / f"{name}.sqlite3"
+
+
+def open_shops(index_dirs: Sequence[str | Path], settings: Settings, *, embedder: Any = None) -> list[OpenedShop]:
+    """Open an Engine (with its SQLite conversation store) for each index folder; names must be unique."""
+    from ask_engine.conversations import SqliteStore
+    from ask_engine.engine import Engine
+
+    names = [shop_name(d) for d in index_dirs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise AskEngineError(f"several indexes share the folder name {', '.join(duplicates)}: rename one")
+    opened: list[OpenedShop] = []
+    try:
+        for index_dir, name in zip(index_dirs, names, strict=True):
+            store = SqliteStore(
+                store_path_for(settings, index_dir, name, several=len(names) > 1),
+                conversation_ttl_s=settings.conversation_ttl_s,
+                idempotency_ttl_s=settings.idempotency_ttl_s,
+            )
+            try:
+                engine = Engine.open(index_dir, settings, embedder=embedder, store=store)
+            except BaseException:
+                store.close()
+                raise
+            opened.append(OpenedShop(name, engine, store))
+    except BaseException:
+        close_shops(opened)
+        raise
+    return opened
+
+
+def close_shops(shops: Sequence[OpenedShop]) -> None:
+    for shop in shops:
+        with contextlib.suppress(Exception):
+            shop.engine.close()
+        if shop.store is not None:
+            with contextlib.suppress(Exception):
+                shop.store.close()
+
+
+def build_services(shops: Sequence[OpenedShop], settings: Settings) -> list[ShopService]:
+    """One ShopService per shop; they share the negotiator (profile cache), rate limits and engine workers."""
+    import anyio
+
+    from ask_engine.server.auth import RateLimiter
+    from ask_engine.server.negotiation import Negotiator
+
+    negotiator = Negotiator(settings)
+    rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_per_hour)
+    workers = anyio.CapacityLimiter(settings.max_concurrency)
+    threads = anyio.CapacityLimiter(settings.max_concurrency)
+    waiters = anyio.CapacityLimiter(IDEMPOTENCY_WAITERS)
+    return [
+        ShopService(
+            shop.name,
+            shop.engine,
+            settings,
+            store=shop.store,
+            negotiator=negotiator,
+            rate_limiter=rate_limiter,
+            workers=workers,
+            threads=threads,
+            waiters=waiters,
+        )
+        for shop in shops
+    ]
+
+
+async def _reload_forever(engines: Sequence[Any]) -> None:
+    """Pick up index versions written while serving; requests in flight finish on the version they began with."""
+    import anyio
+
+    unique = list({id(e): e for e in engines if callable(getattr(e, "reload", None))}.values())
+    while True:
+        await anyio.sleep(RELOAD_EVERY_S)
+        for engine in unique:
+            try:
+                if await anyio.to_thread.run_sync(engine.reload):
+                    logger.info("now answering from index version %s", getattr(engine, "version", "?"))
+            except Exception as exc:  # a half-written or broken index must not take the server down
+                logger.error("index reload failed; still answering from the loaded version: %s", exc)
+
+
+def create_app(
+    index_dirs: Sequence[str | Path] | None = None,
+    settings: Settings | None = None,
+    *,
+    engines: Mapping[str, Engine] | None = None,
+    stores: Mapping[str, SqliteStore | None] | None = None,
+) -> Starlette:
+    """The ASGI app serving every shop under /shops/<name>/..., and the first one also at the root paths.
+
+    Give `index_dirs` (engines and stores are opened here, and closed on shutdown) or ready `engines` keyed by
+    shop name, with `stores` (idempotency stores by shop name; default: the engine's own `store`, if any).
+    """
+    from starlette.applications import Starlette
+
+    from ask_engine.server import rest
+    from ask_engine.server.mcp_binding import McpEndpoint, build_shop_server, build_ucp_server
+
+    settings = settings or Settings.load()
+    owned: list[OpenedShop] = []
+    if engines is None:
+        if not index_dirs:
+            raise AskEngineError("create_app needs index_dirs or engines")
+        owned = open_shops(index_dirs, settings)
+        shops = list(owned)
+    else:
+        shops = [
+            OpenedShop(name, engine, (stores or {}).get(name, getattr(engine, "store", None)))
+            for name, engine in engines.items()
+        ]
+    if not shops:
+        raise AskEngineError("create_app needs at least one shop")
+    for shop in shops:
+        if not _SHOP_NAME.match(shop.name):
+            raise AskEngineError(f"{shop.name!r} is not a URL-safe shop name (letters, digits, ._-)")
+
+    services = build_services(shops, settings)
+
+    routes: list[Any] = []
+    endpoints: list[McpEndpoint] = []
+    mounts = [("", services[0])] + [(f"{SHOPS_PREFIX}/{s.name}", s) for s in services]
+    for prefix, service in mounts:
+        ucp_mcp = McpEndpoint(build_ucp_server(service), settings)
+        shop_mcp = McpEndpoint(build_shop_server(service), settings)
+        endpoints += [ucp_mcp, shop_mcp]
+        routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp)
+    routes += rest.global_routes(services, settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        import anyio
+
+        async with contextlib.AsyncExitStack() as stack:
+            for endpoint in endpoints:
+                await stack.enter_async_context(endpoint.run())
+            try:
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(_reload_forever, [s.engine for s in shops])
+                    yield
+                    tasks.cancel_scope.cancel()
+            finally:
+                close_shops(owned)
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    # Exact paths only: a trailing-slash variant is a 404, never a redirect (discovery must not redirect).
+    app.router.redirect_slashes = False
+    app.state.services = services
+    app.state.settings = settings
+    return app

@@ -1,0 +1,124 @@
+"""`ask-engine serve` and `ask-engine mcp-stdio`: open the shops, print ready-to-paste examples, run the server."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ask_engine.config import Settings
+from ask_engine.server import discovery
+
+if TYPE_CHECKING:
+    from ask_engine.server.app import ShopService
+
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+_ALL_INTERFACES = ("0.0.0.0", "::", "")
+
+
+def _display_host(host: str) -> str:
+    if host in _ALL_INTERFACES:
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequence[str]) -> str:
+    """What `serve` prints: the endpoints, whether auth is on, and examples that work as pasted."""
+    from ask_engine import __version__
+
+    root = f"http://{_display_host(settings.host)}:{settings.port}"
+    first = services[0]
+    title = getattr(getattr(first.engine, "shop", None), "name", None) or first.name
+    lines = [f"ask-engine {__version__}: serving {title} ({first.name}) at {root}", ""]
+    rows = [
+        ("UCP REST", f"POST {root}{discovery.REST_PATH}/ask"),
+        ("UCP MCP", f"{root}{discovery.UCP_MCP_PATH}"),
+        ("shop MCP", f"{root}{discovery.SHOP_MCP_PATH}"),
+        ("discovery", f"{root}{discovery.PROFILE_PATH}  (and {discovery.PROFILE_PATH}/{discovery.DRAFT})"),
+        ("OpenAPI", f"{root}/openapi.json"),
+        ("health", f"{root}/healthz"),
+    ]
+    lines += [f"  {name:<10} {where}" for name, where in rows]
+    if len(services) > 1:
+        lines.append("  every shop is also served under its own prefix:")
+        lines += [f"    {s.name:<16} {root}/shops/{s.name}{discovery.REST_PATH}/ask" for s in services]
+    lines.append("")
+    if settings.agent_keys:
+        lines.append(f"Auth: on ({len(settings.agent_keys)} agent key(s)); send Authorization: Bearer <key>.")
+        auth = ["-H 'Authorization: Bearer <your agent key>'"]
+        per = "per agent key"
+    else:
+        lines.append("Auth: OFF (no agent_keys configured): anyone who can reach this address can ask.")
+        auth = []
+        per = "per client address"
+    lines.append(f"Limits: {settings.rate_limit_per_minute}/minute and {settings.rate_limit_per_hour}/hour {per}.")
+    lines.append("")
+
+    if settings.trust_profiles:
+        profile = "https://platform.example/profile.json"
+        lines.append("Platform profiles are trusted without fetching (trust_profiles = true).")
+    elif settings.host in _LOOPBACK_HOSTS + _ALL_INTERFACES and settings.allow_http_loopback_profiles:
+        profile = f"http://127.0.0.1:{settings.port}{discovery.DEMO_AGENT_PATH}"
+    else:
+        profile = "https://<your platform>/profile.json"
+        lines.append("Use your platform's https profile URL in UCP-Agent (or set trust_profiles = true).")
+    body = json.dumps({"query": "What is your return policy?"})
+    curl = [
+        f"curl -s {root}{discovery.REST_PATH}/ask",
+        "-H 'Content-Type: application/json'",
+        "-H " + shlex.quote(f'UCP-Agent: profile="{profile}"'),
+        *auth,
+        "-d " + shlex.quote(body),
+    ]
+    lines.append("Ask over REST:")
+    lines.append(" \\\n  ".join(curl))
+    lines.append("")
+    http_entry: dict[str, object] = {"url": f"{root}{discovery.SHOP_MCP_PATH}"}
+    if settings.agent_keys:
+        http_entry["headers"] = {"Authorization": "Bearer <your agent key>"}
+    index = str(Path(index_dirs[0]).resolve())
+    # The interpreter running now has ask_engine installed, wherever the host starts it from.
+    stdio_entry = {"command": sys.executable, "args": ["-m", "ask_engine.cli", "mcp-stdio", "--index", index]}
+    lines.append("MCP host config (streamable HTTP):")
+    lines.append(json.dumps({"mcpServers": {first.name: http_entry}}, indent=2))
+    lines.append("MCP host config (stdio, e.g. a desktop app):")
+    lines.append(json.dumps({"mcpServers": {first.name: stdio_entry}}, indent=2))
+    return "\n".join(lines)
+
+
+def cli_serve(args: argparse.Namespace) -> int:
+    """Serve every --index over HTTP until interrupted."""
+    import uvicorn
+
+    from ask_engine.server.app import create_app
+
+    settings = Settings.load(args.config, host=args.host, port=args.port)
+    index_dirs = [str(d) for d in args.index]
+    app = create_app(index_dirs, settings)
+    print(banner(app.state.services, settings, index_dirs), flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    return 0
+
+
+def cli_mcp_stdio(args: argparse.Namespace) -> int:
+    """Serve the shop MCP tool of one index over stdin/stdout (a local, trusted desktop MCP host)."""
+    import anyio
+
+    from ask_engine.server.app import build_services, close_shops, open_shops
+    from ask_engine.server.mcp_binding import serve_stdio
+
+    settings = Settings.load(args.config)
+    # stdout is the protocol channel: anything a library prints while loading goes to stderr instead.
+    with contextlib.redirect_stdout(sys.stderr):
+        shops = open_shops([args.index], settings)
+    try:
+        service = build_services(shops, settings)[0]
+        anyio.run(serve_stdio, service)
+    finally:
+        close_shops(shops)
+    return 0
