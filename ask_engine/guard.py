@@ -1,0 +1,712 @@
+"""Guards over a request and its draft: the read-only boundary, untrusted-text filtering, faithfulness, disclosures."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
+
+from ask_engine.models import Message
+from ask_engine.types import Document, Draft, Evidence, Sentence, Task
+
+# ----------------------------------------------------------------------------------------------- read-only boundary
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A state change the query asked for, which `ask` never performs."""
+
+    object: str  # "cart" | "order" | "discount" | "return" | "account" | "subscription" | "booking" | "stock" | ...
+    action: str  # the verb as asked, lower-cased: "add", "cancel", "apply", ...
+    text: str  # the part of the query that asked for it
+    remainder: str  # the informational rest of the query, to be answered ("" when there is none)
+    objects: tuple[str, ...] = ()  # every object asked about, first one first
+    request: str = ""  # the request as a verb phrase, without "please"/"can you": "cancel my order"
+
+
+# Whose state each kind of operation would have changed, as the "nothing changed" phrases name it.
+_OBJECT_NOUNS: dict[str, str] = {
+    "cart": "your cart",
+    "order": "your orders",
+    "discount": "your cart, orders or prices",
+    "return": "your orders, returns or refunds",
+    "account": "your account",
+    "subscription": "your subscriptions",
+    "booking": "your bookings",
+    "stock": "the shop's stock",
+    "wishlist": "your wishlist",
+    "payment": "your payments",
+}
+
+_NUM = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|a pair of|another|more)"
+_PRON = r"(?:it|this|that|these|those|them|one|ones|both|all)"
+_DET = r"(?:my|the|this|that|these|those|our|its|their|a|an|your)"
+_CART = r"(?:cart|carts|basket|baskets|trolley|bag|shopping bag)"
+_CODE_WORD = r"(?:(?:discount|promo|promotion|coupon|voucher|gift|offer|referral|student|sale)\s+)?(?:codes?|coupons?|vouchers?|discounts?|promos?|gift\s*cards?|promotions?)"
+# A literal code as shoppers paste it: capitals and digits, e.g. SAVE10, WELCOME-15.
+_LITERAL_CODE = r"(?-i:[A-Z][A-Z0-9_-]*\d[A-Z0-9_-]*|\d+[A-Z][A-Z0-9_-]*)"
+_ORDERISH = r"(?:orders?|purchases?|delivery|deliveries|shipments?|parcels?|packages?)"
+_ACCOUNTISH = (
+    r"(?:account|profile|password|e-?mail(?:\s+address)?|(?:shipping\s+|delivery\s+|billing\s+|home\s+)?address(?:es)?|"
+    r"phone(?:\s+number)?|name|(?:card|payment)(?:\s+(?:details|method|info))?|details|personal\s+(?:data|information)|"
+    r"data|preferences|username|login)"
+)
+_BOOKINGISH = r"(?:booking|bookings|appointment|appointments|reservation|reservations|fitting|slot|session|consultation|class|table|tour|workshop)"
+
+# Verb phrases that ask for a state change, tried in order on the start of a clause (after any request prefix).
+# (object, action, pattern); patterns are matched case-insensitively against the start of the clause.
+_ACTS: tuple[tuple[str, str, str], ...] = (
+    # discounts and codes first: "add SAVE10 to my order" is a discount, not a cart change
+    ("discount", "apply", r"(?:apply|applying|redeem|redeeming)\b"),
+    (
+        "discount",
+        "use",
+        rf"(?:use|using|add|adding|enter|entering|put|putting|stack|stacking|activate|activating)\s+"
+        rf"(?:{_DET}\s+|{_NUM}\s+)?(?:[\w%-]+\s+)?(?:{_CODE_WORD}|{_LITERAL_CODE})\b",
+    ),
+    (
+        "discount",
+        "give",
+        r"(?:give|giving|get|getting|send|sending|offer|offering|grant|granting|email|e-mail)\s+(?:me|us)\s+"
+        r"(?:an?\s+|the\s+|some\s+|your\s+)?(?:[\w%-]+\s+){0,3}?(?:discounts?|coupons?|vouchers?|promos?|codes?|"
+        r"deals?|\d+\s*%|\d+\s*percent|price\s+match|(?:special|better|lower|cheaper)\s+prices?)",
+    ),
+    ("discount", "discount", r"(?:knock|take|taking|knocking)\s+(?:\d+\s*%|\d+\s*percent|[£$€]?\d+(?:\.\d+)?)\s+off\b"),
+    (
+        "discount",
+        "discount",
+        r"(?:discount|reduce|reducing|lower|lowering|cut|cutting)\s+(?:the\s+price|my\s+order|my\s+total|the\s+total|"
+        r"my\s+bill|it|this|that|them)\b",
+    ),
+    ("discount", "make", r"(?:make|making)\s+(?:it|this|that|them|my\s+order)\s+(?:cheaper|free|\d+\s*%)"),
+    ("discount", "price match", r"price[-\s]match(?:ing)?\s+(?:it|this|that|these|my)"),
+    # returns, refunds, exchanges
+    (
+        "return",
+        "refund",
+        r"(?:give|giving|send|sending|get|getting|issue|issuing|process|processing)\s+(?:me\s+)?"
+        r"(?:a\s+|my\s+|the\s+)?(?:full\s+|partial\s+)?(?:refund|money\s+back|store\s+credit|replacement)",
+    ),
+    (
+        "return",
+        "start",
+        rf"(?:start|starting|begin|beginning|initiate|initiating|open|opening|file|filing|submit|submitting|create|"
+        rf"creating|raise|raising|lodge|lodging|arrange|arranging|process|processing|book|booking|log|logging)\s+"
+        rf"(?:{_DET}\s+|a\s+new\s+)?(?:return|returns|refund|refunds|exchange|exchanges|warranty\s+claim|claim|rma|"
+        rf"return\s+request|replacement)\b",
+    ),
+    (
+        "return",
+        "refund",
+        rf"(?:refund|refunding|reimburse|reimbursing)\s+(?:me|us|{_DET}\b|it|them|this|that|these|those)",
+    ),
+    (
+        "return",
+        "return",
+        rf"(?:return|returning|send\s+back|sending\s+back|exchange|exchanging|swap|swapping)\s+"
+        rf"(?:{_PRON}\b|{_DET}\s+|{_NUM}\s+)",
+    ),
+    # mailing lists and subscriptions, before the cart ("add me to your mailing list")
+    (
+        "subscription",
+        "subscribe",
+        r"(?:sign|signing)\s+(?:me|us)\s+(?:up|in|on)\b|(?:subscribe|subscribing|unsubscribe|unsubscribing|opt|opting)\s+"
+        r"(?:me|us)\b|(?:unsubscribe|unsubscribing)\b|(?:add|adding|put|putting)\s+(?:me|us|my\s+e-?mail)\s+(?:to|on)\s+"
+        r"(?:\w+\s+){0,2}(?:list|newsletter|mailing)|(?:take|taking|remove|removing)\s+(?:me|us|my\s+e-?mail)\s+off\b|"
+        r"(?:stop|stopping)\s+(?:sending|e-?mailing|texting|messaging)\s+(?:me|us)\b",
+    ),
+    # cart, wishlist, holding stock
+    (
+        "cart",
+        "remove",
+        rf"(?:remove|removing|delete|deleting|take|taking|drop|dropping|clear|clearing|empty|emptying)\b.*?\b"
+        rf"(?:from|out\s+of|off)\s+{_DET}\s+{_CART}\b",
+    ),
+    ("cart", "empty", rf"(?:empty|emptying|clear|clearing|reset|resetting)\s+{_DET}\s+{_CART}\b"),
+    (
+        "wishlist",
+        "add",
+        rf"(?:add|adding|put|putting|save|saving|place|placing)\b.*?\b(?:to|in|into|on)\s+{_DET}\s+"
+        r"(?:wish\s*list|favou?rites|saved\s+items)\b",
+    ),
+    (
+        "stock",
+        "hold",
+        rf"(?:put|putting|set|setting|keep|keeping|save|saving)\s+(?:me\s+)?(?:{_PRON}|{_NUM}\s+\w+|{_DET}\s+\w+)"
+        r"(?:\s+\w+)?\s+(?:aside|on\s+hold|back\s+for\s+me|for\s+me)\b",
+    ),
+    (
+        "cart",
+        "add",
+        rf"(?:add|adding|put|putting|place|placing|pop|popping|throw|throwing|stick|sticking|drop|dropping|move|"
+        rf"moving|include|including|get|getting)\b.*?\b(?:to|in|into|on)\s+{_DET}\s+{_CART}\b",
+    ),
+    ("order", "add", rf"(?:add|adding|include|including)\b.*?\b(?:to|in|into|on)\s+{_DET}\s+(?:order|purchase)\b"),
+    (
+        "order",
+        "remove",
+        rf"(?:remove|removing|delete|deleting|take|taking|drop|dropping)\b.*?\b(?:from|out\s+of|off)\s+{_DET}\s+"
+        r"(?:order|purchase)\b",
+    ),
+    # accounts (before the bare "add ..." below: "add my new address")
+    (
+        "account",
+        "change",
+        rf"(?:change|changing|update|updating|edit|editing|correct|correcting|fix|fixing|amend|amending|modify|"
+        rf"modifying|reset|resetting|add|adding|remove|removing|replace|replacing)\s+(?:{_DET}\s+)?(?:\w+\s+)?"
+        rf"{_ACCOUNTISH}\b",
+    ),
+    (
+        "account",
+        "delete",
+        rf"(?:delete|deleting|close|closing|deactivate|deactivating|remove|removing|erase|erasing|wipe|wiping)\s+"
+        rf"(?:{_DET}\s+|all\s+(?:of\s+)?my\s+)?(?:\w+\s+)?(?:account|profile|data|details|information)\b",
+    ),
+    (
+        "account",
+        "create",
+        rf"(?:create|creating|open|opening|make|making|set\s+up|setting\s+up|register|registering)\s+(?:me\s+)?"
+        rf"(?:{_DET}\s+|a\s+new\s+)?(?:\w+\s+)?(?:account|profile|membership)\b",
+    ),
+    ("account", "register", r"(?:register|registering|enrol|enroll|enrolling)\s+(?:me|us)\b"),
+    ("cart", "add", rf"(?:add|adding)\s+(?:{_PRON}\b|{_NUM}\b|{_DET}\s+|me\s+)"),
+    # orders and checkout
+    ("order", "check out", r"(?:check\s*out|checking\s*out)(?:\s+(?:now|for\s+me|my|with|using|please)\b|\s*[.!]*$)"),
+    (
+        "order",
+        "place",
+        rf"(?:place|placing|put\s+in|putting\s+in|submit|submitting|complete|completing|finali[sz]e|finali[sz]ing|"
+        rf"confirm|confirming|process|processing|make|making)\s+(?:{_DET}\s+|a\s+new\s+)?(?:order|purchase|payment)\b",
+    ),
+    (
+        "order",
+        "buy",
+        rf"(?:buy|buying|purchase|purchasing|order|ordering)\s+(?:me\s+|us\s+)?"
+        rf"(?:{_PRON}\b|{_NUM}\s+|.*?\b(?:for\s+me|for\s+us|now|right\s+away|immediately|today)\b)",
+    ),
+    (
+        "order",
+        "cancel",
+        rf"(?:cancel|cancelling|canceling|void|voiding|stop|stopping|halt|halting|withdraw|withdrawing)\s+"
+        rf"(?:{_DET}\s+)?(?:\w+\s+)?(?:{_ORDERISH}|it|that|this|everything)\b",
+    ),
+    (
+        "subscription",
+        "cancel",
+        rf"(?:cancel|cancelling|canceling|end|ending|pause|pausing|stop|stopping)\s+(?:{_DET}\s+)?(?:\w+\s+)?"
+        r"(?:subscriptions?|memberships?|newsletters?|plan)\b",
+    ),
+    (
+        "booking",
+        "cancel",
+        rf"(?:cancel|cancelling|canceling|move|moving|reschedule|rescheduling)\s+(?:{_DET}\s+)?(?:\w+\s+)?{_BOOKINGISH}\b",
+    ),
+    (
+        "order",
+        "change",
+        rf"(?:change|changing|update|updating|edit|editing|amend|amending|modify|modifying|alter|altering|upgrade|"
+        rf"upgrading|downgrade|downgrading|split|splitting|combine|combining|merge|merging|expedite|expediting|"
+        rf"redirect|redirecting|reroute|rerouting|hold|holding)\s+(?:{_DET}\s+)?(?:\w+\s+)?{_ORDERISH}\b",
+    ),
+    (
+        "order",
+        "change",
+        rf"(?:change|changing|swap|swapping|switch|switching|upgrade|upgrading)\s+(?:{_PRON}|{_DET}\s+\w+)\s+(?:to|for|into)\s+",
+    ),
+    (
+        "booking",
+        "book",
+        rf"(?:book|booking|schedule|scheduling)\s+(?:me|us|{_DET}|a|an)\b.*?(?:\b{_BOOKINGISH}\b|\bin\b|\bfor\b)",
+    ),
+    (
+        "stock",
+        "reserve",
+        rf"(?:reserve|reserving|hold|holding|set\s+aside|setting\s+aside|put\s+aside|putting\s+aside)\s+"
+        rf"(?:me\s+|us\s+)?(?:{_PRON}\b|{_NUM}\s+|{_DET}\s+)",
+    ),
+    (
+        "payment",
+        "charge",
+        r"(?:charge|charging|bill|billing)\s+(?:me|my|it|this|the)\b|(?:pay|paying)\s+for\s+(?:it|this|that|them|my)\b",
+    ),
+)
+_ACT_RES = tuple((obj, action, re.compile(pattern, re.IGNORECASE)) for obj, action, pattern in _ACTS)
+
+# A clause that begins like this asks *about* something: it is informational whatever verb follows
+# ("how do I apply a discount code?", "can I return this?", "what happens if I cancel my order?").
+_INFO_START = re.compile(
+    r"^(?:what|what's|whats|which|who|whom|whose|where|where's|when|when's|why|how|how's|hows|"
+    r"can\s+i|could\s+i|may\s+i|might\s+i|should\s+i|shall\s+i|must\s+i|do\s+i|did\s+i|am\s+i|would\s+i|will\s+i|"
+    r"can\s+we|could\s+we|do\s+we|should\s+we|"
+    r"is|isn't|are|aren't|was|wasn't|were|does|doesn't|do\s+(?!you\s+mind)|don't|did|didn't|has|have|had|"
+    r"will\s+(?:it|they|this|that|there|my|the|these|those)|would\s+(?:it|they|this|that|there|my|the)|"
+    r"if|when|whenever|once|after|before|in\s+case|suppose|supposing|assuming|"
+    r"tell\s+me|let\s+me\s+know|explain|show\s+me|describe|list|compare|recommend|suggest|"
+    r"i\s+(?:want|would\s+like|'d\s+like|d\s+like|need|wish)\s+to\s+(?:know|understand|find\s+out|learn|check|see|ask)|"
+    r"i\s+wonder|i'm\s+wondering|i\s+am\s+wondering|i\s+was\s+wondering\s+(?:if|whether)\s+(?!you\b)|"
+    r"i'm\s+curious|i\s+am\s+curious|any\s+idea|is\s+it\s+possible\s+to|"
+    r"check\s+(?:if|whether|that|how|when|what)|find\s+out|look\s+up)\b",
+    re.IGNORECASE,
+)
+
+# Phrases that turn what follows into a request to the shop ("can you cancel my order?").
+_REQUEST_PREFIX = re.compile(
+    r"^(?:(?:please|pls|plz|kindly|just|now|ok|okay|so|also|then|and|but|hi|hello|hey|right|alright|actually|"
+    r"go\s+ahead\s+and|quickly|immediately|asap|you\s+should|you\s+must|you\s+need\s+to|"
+    r"would\s+you\s+mind|do\s+you\s+mind|would\s+you\s+be\s+able\s+to|are\s+you\s+able\s+to|"
+    r"can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u|would\s+u|will\s+u|"
+    r"is\s+it\s+possible\s+for\s+you\s+to|would\s+it\s+be\s+possible\s+for\s+you\s+to|"
+    r"can\s+i\s+get\s+you\s+to|could\s+i\s+get\s+you\s+to|i\s+was\s+wondering\s+if\s+you\s+(?:could|can|would)|"
+    r"i\s+(?:want|need|would\s+like|'d\s+like|d\s+like)\s+you\s+to|i'd\s+like\s+you\s+to|i\s+wish\s+you\s+would|"
+    r"help\s+me(?:\s+to)?|let's|lets|let\s+us|"
+    r"i\s+(?:want|wanna|need|would\s+like|'d\s+like|d\s+like|wish|intend|am\s+going|'m\s+going|plan)\s+to|"
+    r"i'd\s+like\s+to|i'd\s+love\s+to|i\s+would\s+love\s+to|i'm\s+trying\s+to|i\s+am\s+trying\s+to|"
+    r"i\s+(?:hereby\s+)?(?:request|ask)\s+(?:you\s+)?to)\b[\s,]*)+",
+    re.IGNORECASE,
+)
+# First-person wishes ("I want to buy boots", "I'd like to order a tent") are shopping intent, not orders.
+_WISH_PREFIX = re.compile(
+    r"(?:^|\s)i\s+(?:want|wanna|need|would\s+like|'d\s+like|d\s+like|wish|intend|am\s+going|'m\s+going|plan|'d\s+love|would\s+love)\s+to\s*$"
+    r"|(?:^|\s)i'd\s+(?:like|love)\s+to\s*$|(?:^|\s)(?:i'm|i\s+am)\s+trying\s+to\s*$|(?:^|\s)help\s+me(?:\s+to)?\s*$",
+    re.IGNORECASE,
+)
+# "I want a refund", "I'd like an exchange", "I need a discount": a request without an action verb.
+_WANT_NOUN = re.compile(
+    r"^(?:please\s+)?i\s+(?:want|need|would\s+like|'d\s+like|d\s+like|demand|expect|deserve|am\s+owed|'m\s+owed)\s+"
+    r"(?:a\s+|an\s+|my\s+|the\s+|some\s+|to\s+get\s+(?:a\s+|an\s+|my\s+)?)?(?:full\s+|partial\s+)?(?:[\w%-]+\s+){0,2}?"
+    r"(?P<noun>refund|money\s+back|exchange|replacement|return\s+label|discount|coupon|voucher|promo\s+code|"
+    r"\d+\s*%\s*off|\d+\s*percent\s*off)\b",
+    re.IGNORECASE,
+)
+_WANT_OBJECTS = {
+    "refund": "return",
+    "money back": "return",
+    "exchange": "return",
+    "replacement": "return",
+    "return label": "return",
+}
+
+# Sentence and clause boundaries. A conjunction only splits when a new request or question follows it, so that
+# "add the boots and the socks to my cart" stays one clause.
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]+\s+|\n+|(?<=\?)(?=\S)")
+_FOLLOWER = (
+    r"(?:what|which|who|where|when|why|how|is|are|was|were|do|does|did|can|could|will|would|should|shall|may|"
+    r"has|have|tell|let|show|explain|also|please|then|i|i'm|i'd|if|and)\b"
+)
+_ACTION_START = (
+    r"(?:please\s+)?(?:add|put|remove|delete|cancel|apply|use|redeem|give|refund|return|exchange|reserve|hold|"
+    r"book|subscribe|unsubscribe|sign|change|update|check\s*out|checkout|buy|order|place|empty|clear|start|process|"
+    r"make|send|charge)\b"
+)
+_CONJ_SPLIT = re.compile(
+    rf"\s*,\s*(?:and\s+|but\s+|then\s+|also\s+|so\s+)?(?={_FOLLOWER})"
+    rf"|\s+(?:and\s+then|and\s+also|and|but|then|also)\s+(?=(?:{_FOLLOWER}|{_ACTION_START}))",
+    re.IGNORECASE,
+)
+
+# Instructions aimed at the answering system rather than facts about the shop; never answered, never obeyed.
+# Each pattern is checked against one sentence at a time, so "^" is the start of a sentence.
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|of\s+)*"
+    r"(?:(?:previous|prior|above|earlier|preceding|foregoing|your|my|system|these|those|other|existing|original|"
+    r"current|safety)\s+)+(?:\w+\s+)?(?:instructions?|rules?|prompts?|guidelines?|directions?|directives?|"
+    r"polic(?:y|ies)|restrictions?|guardrails?|programming|training|context|messages?)\b"
+    r"|\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:above|before|else|previous|prior|"
+    r"you\s+(?:were|have\s+been)\s+(?:told|given))\b"
+    r"|\b(?:you\s+are\s+now|from\s+now\s+on,?\s+you|new\s+instructions?\s*:|system\s+prompt|developer\s+mode|"
+    r"jailbreak|do\s+anything\s+now|as\s+an\s+ai\b|(?:if|when)\s+you\s+are\s+an?\s+(?:ai|assistant|language\s+model|"
+    r"chatbot|llm|bot|agent)\b|(?:ai|assistants?|chatbots?|language\s+models?|llms?|agents?)\s+(?:reading|processing|"
+    r"seeing|summari[sz]ing)\s+this)"
+    r"|^\s*(?:system|assistant|developer|user)\s*:"
+    r"|^\s*(?:please\s+)?(?:act\s+as|pretend|roleplay|role-play|imagine\s+you\s+are)\b"
+    r"|^\s*(?:please\s+)?(?:always\s+|now\s+)?(?:tell|inform|promise|offer|give|assure|say\s+to|respond\s+to|reply\s+to|"
+    r"answer)\s+(?:every|all|each|any|the)?\s*(?:customers?|users?|shoppers?|buyers?|visitors?|people|everyone|"
+    r"anybody|anyone)\b",
+    re.IGNORECASE,
+)
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    return text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+
+
+def _clauses(query: str) -> list[tuple[str, bool]]:
+    """The query's clauses, each with whether it continues the previous one after a conjunction or comma."""
+    parts: list[tuple[str, bool]] = []
+    for sentence in _SENTENCE_SPLIT.split(query):
+        if not sentence or not sentence.strip():
+            continue
+        for n, piece in enumerate(_CONJ_SPLIT.split(sentence)):
+            if piece and piece.strip(" ,;:-–—"):
+                parts.append((piece.strip(), n > 0))
+    return parts
+
+
+_LEAD_FILLER = re.compile(r"^(?:[\s,;:-]|and\b|but\b|also\b|then\b|so\b|ok\b|okay\b|oh\b|well\b)+", re.IGNORECASE)
+_SMALL_TALK = re.compile(
+    r"^(?:hi|hello|hey|hiya|thanks|thank\s+you|thx|cheers|please|pls|ok|okay|great|cool|yes|no|sure|go\s+ahead|"
+    r"good\s+(?:morning|afternoon|evening))(?:\s+(?:there|so\s+much|a\s+lot|team|again))?[\s!,.]*$",
+    re.IGNORECASE,
+)
+# "how do I do that?" after an operation refers to the operation itself.
+_DO_THAT = re.compile(r"\b(?:do|doing|done)\s+(?:it|that|this|so)\b", re.IGNORECASE)
+_BARE_VERB_START = re.compile(_ACTION_START, re.IGNORECASE)
+
+
+def _clause_operation(clause: str, *, after_question: bool = False) -> tuple[str, str, str] | None:
+    """(object, action, verb phrase) when the clause asks for a state change, else None.
+
+    `after_question`: the clause continues a question after "and"/a comma ("can I return boots and order a new
+    size?"); a bare verb there shares the question's mood.
+    """
+    text = _LEAD_FILLER.sub("", _norm(clause)).strip()
+    if not text:
+        return None
+    want = _WANT_NOUN.match(text)
+    if want:
+        noun = re.sub(r"\s+", " ", want.group("noun").casefold())
+        return (_WANT_OBJECTS.get(noun, "discount"), noun, text)
+    prefix = _REQUEST_PREFIX.match(text)
+    if prefix is None:
+        if _INFO_START.match(text) or (after_question and _BARE_VERB_START.match(text)):
+            return None
+        rest = text
+    else:
+        rest = text[prefix.end() :]
+    if _INFO_START.match(rest) and not re.match(r"(?:check\s*out|checkout)\b", rest, re.IGNORECASE):
+        return None
+    wish = bool(prefix and _WISH_PREFIX.search(prefix.group().rstrip(" ,")))
+    for obj, action, pattern in _ACT_RES:
+        if not pattern.match(rest):
+            continue
+        if wish and obj == "order" and action == "buy":
+            # "I'd like to buy a tent for winter" is someone shopping; "buy it for me" asks the shop to act.
+            continue
+        return (obj, action, rest.rstrip(" ?!.,"))
+    return None
+
+
+def detect_operation(query: str) -> Operation | None:
+    """The state change the query asks for (ask performs none), with the informational rest of the query.
+
+    Questions *about* operations ("can I return this?", "how do I apply a discount code?") are not operations;
+    requests ("return this for me", "apply SAVE10 to my order", "add two to my cart") are.
+    """
+    if not query or not query.strip():
+        return None
+    found: list[tuple[str, str, str, str]] = []
+    informational: list[str] = []
+    previous_question = False
+    for clause, continued in _clauses(query):
+        op = _clause_operation(clause, after_question=continued and previous_question)
+        if op is not None:
+            found.append((op[0], op[1], clause, op[2]))
+            previous_question = False
+            continue
+        text = _LEAD_FILLER.sub("", clause).strip()
+        previous_question = bool(_INFO_START.match(_norm(text))) or text.endswith("?")
+        if text and not is_injection(text) and not _SMALL_TALK.match(text):
+            informational.append(text)
+    if not found:
+        return None
+    obj, action, text, verb_phrase = found[0]
+    objects = tuple(dict.fromkeys(o for o, _, _, _ in found))
+    remainder = " ".join(informational)
+    if remainder and _DO_THAT.search(remainder):
+        remainder = _DO_THAT.sub(verb_phrase, remainder, count=1)
+    return Operation(object=obj, action=action, text=text, remainder=remainder, objects=objects, request=verb_phrase)
+
+
+def operation_sentence(op: Operation) -> Sentence:
+    """The answer's first sentence when an operation was asked for: nothing was changed (prompts/phrases.j2)."""
+    from ask_engine.generators import phrase
+
+    nouns = _join_phrases(list(dict.fromkeys(_OBJECT_NOUNS.get(o, "anything") for o in op.objects or (op.object,))))
+    return Sentence(text=phrase("nothing_changed", object=nouns), kind="meta")
+
+
+def operation_messages(op: Operation) -> list[Message]:
+    """The `operation_not_performed` info message for a requested operation."""
+    nouns = _join_phrases(list(dict.fromkeys(_OBJECT_NOUNS.get(o, "anything") for o in op.objects or (op.object,))))
+    return [
+        Message(
+            type="info",
+            code="operation_not_performed",
+            content=f"Nothing was changed: ask answers questions and performs no operation on {nouns}.",
+        )
+    ]
+
+
+def _join_phrases(items: list[str]) -> str:
+    if len(items) <= 1:
+        return items[0] if items else ""
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+# ----------------------------------------------------------------------------------------------- untrusted text
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def is_injection(text: str) -> bool:
+    """True when the text addresses the answering system with instructions instead of stating shop facts."""
+    return any(_INJECTION.search(part) for part in _SENTENCE_END.split(_norm(text)) if part.strip())
+
+
+def sanitize_text(text: str) -> str:
+    """Merchant text without the sentences that try to instruct the answering system (they are data, not rules).
+
+    Line structure is kept: passages hold one statement per line and answerers quote lines.
+    """
+    if not is_injection(text):
+        return text
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if not is_injection(line):
+            lines.append(line)
+            continue
+        kept = [s for s in re.split(r"(?<=[.!?])\s+", line) if s.strip() and not _INJECTION.search(_norm(s))]
+        if kept:
+            lines.append(" ".join(kept))
+    return "\n".join(lines)
+
+
+def sanitize_evidence(evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
+    """Evidence whose passages carry no injected instructions; passages left empty are dropped and renumbered."""
+    out: list[Evidence] = []
+    for ev in evidence:
+        text = sanitize_text(ev.passage.text)
+        if not text.strip():
+            continue
+        passage = ev.passage if text == ev.passage.text else replace(ev.passage, text=text)
+        out.append(replace(ev, number=len(out) + 1, passage=passage))
+    return tuple(out)
+
+
+def sanitize_document(doc: Document) -> Document:
+    """A document whose description, sections and facts carry no injected instructions (disclosures stay verbatim:
+    they are the merchant's binding text and are only ever shown as such)."""
+    body = sanitize_text(doc.body)
+    sections = tuple(s if s.text == (t := sanitize_text(s.text)) else replace(s, text=t) for s in doc.sections)
+    facts = tuple(f if f.value == (v := sanitize_text(f.value)) else replace(f, value=v) for f in doc.facts)
+    if body == doc.body and sections == doc.sections and facts == doc.facts:
+        return doc
+    return replace(doc, body=body, sections=sections, facts=tuple(f for f in facts if f.value.strip()))
+
+
+def strip_injected(draft: Draft) -> Draft:
+    """The draft without sentences that repeat an instruction aimed at the answering system."""
+    kept = tuple(s for s in draft.sentences if not is_injection(s.text))
+    return draft if len(kept) == len(draft.sentences) else replace(draft, sentences=kept)
+
+
+# ----------------------------------------------------------------------------------------------- faithfulness
+
+
+class SupportResult(Protocol):
+    @property
+    def supported(self) -> bool: ...
+
+
+class SupportScorer(Protocol):
+    """What the grounding guard needs from a faithfulness scorer (ask_engine.faithfulness.FaithfulnessScorer)."""
+
+    def support(self, sentence: str, evidence: Sequence[str]) -> SupportResult: ...
+
+
+_CURRENCY_MARK = re.compile(r"^[£$€¥]")
+
+
+def _figures_supported(sentence: str, sources: Sequence[str]) -> bool:
+    """Every number, price, size and code the sentence states also appears in one of the sources."""
+    from ask_engine.faithfulness import hard_tokens
+
+    needed = hard_tokens(sentence)
+    if not needed:
+        return True
+    available: set[str] = set()
+    for source in sources:
+        available |= hard_tokens(source)
+    bare = {_CURRENCY_MARK.sub("", token) for token in available}
+    return all(token in available or _CURRENCY_MARK.sub("", token) in bare for token in needed)
+
+
+def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tuple[Sentence, ...]]:
+    """Keep only the sentences the evidence supports; returns the kept draft and the removed sentences.
+
+    A claim must be supported by the evidence it cites, or failing that by any of the task's evidence; a meta
+    sentence (a fixed phrase about the answer) is checked only for the numbers and codes it states.
+    """
+    by_number = {ev.number: ev.passage.text for ev in task.evidence}
+    everything = list(by_number.values())
+    kept: list[Sentence] = []
+    removed: list[Sentence] = []
+    for sentence in draft.sentences:
+        if is_injection(sentence.text):
+            removed.append(sentence)
+            continue
+        if sentence.kind == "meta":
+            ok = _figures_supported(sentence.text, [*everything, task.query])
+        else:
+            cited = [by_number[n] for n in sentence.cites if n in by_number]
+            ok = bool(cited) and scorer.support(sentence.text, cited).supported
+            if not ok and everything:
+                ok = scorer.support(sentence.text, everything).supported
+        (kept if ok else removed).append(sentence)
+    if not removed:
+        return draft, ()
+    return replace(draft, sentences=tuple(kept)), tuple(removed)
+
+
+def answers_something(draft: Draft) -> bool:
+    """True when a draft still carries an answer: at least one claim, or a fixed phrase that is itself the answer."""
+    if not draft.sentences:
+        return False
+    if draft.kind == "answer":
+        return any(s.kind == "claim" for s in draft.sentences)
+    return True
+
+
+# ----------------------------------------------------------------------------------------------- disclosures
+
+# Query words that ask about a disclosure topic in general ("is this safe for kids?", "any nuts in it?").
+_DISCLOSURE_TOPICS: dict[str, tuple[str, ...]] = {
+    "allergens": (
+        "allergen",
+        "allergy",
+        "allergic",
+        "allergies",
+        "nut",
+        "nuts",
+        "peanut",
+        "peanuts",
+        "gluten",
+        "wheat",
+        "dairy",
+        "milk",
+        "lactose",
+        "soy",
+        "soya",
+        "egg",
+        "eggs",
+        "sesame",
+        "shellfish",
+        "fish",
+        "celery",
+        "mustard",
+        "lupin",
+        "sulphite",
+        "sulfite",
+        "coeliac",
+        "celiac",
+        "vegan",
+        "ingredient",
+        "ingredients",
+        "contain",
+        "contains",
+        "intolerance",
+        "intolerant",
+    ),
+    "safety": (
+        "safe",
+        "safety",
+        "hazard",
+        "hazardous",
+        "danger",
+        "dangerous",
+        "warning",
+        "warnings",
+        "risk",
+        "child",
+        "children",
+        "kid",
+        "kids",
+        "baby",
+        "babies",
+        "toddler",
+        "choking",
+        "flammable",
+        "fire",
+        "burn",
+        "toxic",
+        "poison",
+        "battery",
+        "batteries",
+        "gas",
+        "injury",
+        "carbon",
+        "monoxide",
+        "ventilation",
+    ),
+    "age_restricted": ("age", "adult", "adults", "minor", "minors", "old", "18", "21", "id", "restricted", "under"),
+    "prop65": ("prop", "proposition", "65", "california", "cancer", "chemical", "chemicals", "reproductive", "lead"),
+}
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _query_topics(query: str) -> set[str]:
+    words = set(_WORD.findall(_norm(query).casefold()))
+    topics = {code for code, cues in _DISCLOSURE_TOPICS.items() if words & set(cues)}
+    # A code the merchant invented ("choking_hazard", "battery") is its own topic when the query names it.
+    topics |= {f"word:{w}" for w in words}
+    return topics
+
+
+def _code_matches(code: str, topics: set[str]) -> bool:
+    if code in topics:
+        return True
+    return any(f"word:{part}" in topics for part in re.split(r"[^a-z0-9]+", code.casefold()) if len(part) > 2)
+
+
+def disclosure_messages(
+    docs: Sequence[Document],
+    *,
+    query: str,
+    draft: Draft,
+    evidence_docs: Sequence[Document] = (),
+) -> list[Message]:
+    """Disclosure warnings, merchant text verbatim, for every document the answer touches.
+
+    `docs` are the documents the answer is about or draws on (resolved ids, the draft's used documents, pages and
+    FAQ entries it used): all their disclosures apply. `evidence_docs` are the other documents retrieved as
+    evidence: the disclosures of their pages, policies and FAQ entries apply when the query asks about that
+    disclosure's topic (allergens, safety, ...).
+    Identical texts are sent once.
+    """
+    seen_docs: set[str] = set()
+    chosen: list[tuple[str, str, Literal["plain", "markdown"]]] = []
+    for doc in docs:
+        if doc.id in seen_docs:
+            continue
+        seen_docs.add(doc.id)
+        chosen.extend((d.code, d.content, d.content_type) for d in doc.disclosures)
+    if draft.kind != "empty_query" and query.strip():
+        topics = _query_topics(query)
+        for doc in evidence_docs:
+            # A product the answer does not name is not the answer's business; a topic page or FAQ entry about
+            # allergens or safety is, when that is what the question asks about.
+            if doc.id in seen_docs or doc.kind == "product":
+                continue
+            seen_docs.add(doc.id)
+            chosen.extend((d.code, d.content, d.content_type) for d in doc.disclosures if _code_matches(d.code, topics))
+    messages: list[Message] = []
+    seen_content: set[str] = set()
+    for code, content, content_type in chosen:
+        key = " ".join(content.split())
+        if not key or key in seen_content:
+            continue
+        seen_content.add(key)
+        messages.append(
+            Message(
+                type="warning",
+                code=code,
+                content=content,
+                content_type=content_type if content_type in ("plain", "markdown") else "markdown",
+                presentation="disclosure",
+            )
+        )
+    return messages

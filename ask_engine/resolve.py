@@ -1,0 +1,290 @@
+"""Resolution: request ids, products named in the query, and conversation history → the resources a question is about."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ask_engine.catalog import alias_key
+from ask_engine.types import Resolution, Turn, Unresolved
+
+if TYPE_CHECKING:
+    from ask_engine.indexes import ShopIndex
+
+# Words that never identify a product on their own.
+_STOPWORDS = frozenset(
+    """
+a an the and or of for with in on at to by from by into onto over under up out off per
+is are was were be been being do does did has have had can could will would should shall may might must
+i me my we us our you your he she it its they them their this that these those there here what which who whom
+how when where why whether if than then so not no yes any some all each every both either neither one ones
+about as also just only very more most much many such own same other another new x vs versus
+""".split()  # noqa: SIM905 - a word list reads best as text
+)
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+# Words that point back at what the conversation was just about.
+_BACK_REFERENCE = re.compile(
+    r"\b(?:it|its|it's|itself|this|that|these|those|they|them|their|theirs|one|ones|same|either|both|"
+    r"the\s+(?:product|item|one|ones|pair|former|latter|first|second|last|other))\b"
+    r"|\bhow\s+much\b|\bwhat\s+about\b|\bhow\s+about\b|\bwhat\s+else\b|\bany\s+other\b",
+    re.IGNORECASE,
+)
+_CONTINUATION = re.compile(r"^\s*(?:and|also|plus|but|or|what\s+about|how\s+about|ok(?:ay)?|so|then)\b", re.IGNORECASE)
+_SHORT_FOLLOW_UP_WORDS = 3
+# A single title word names its product when it is at least this long and at most this many documents use it.
+_NAME_MIN_CHARS = 4
+_NAME_MAX_DOCUMENTS = 3
+
+
+def _stem(word: str) -> str:
+    """Possessives and English plurals folded, so "boots" and "boot's" match a title's "Boot"."""
+    word = re.sub(r"['’]s?$", "", word)
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _tokens(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return [_stem(w) for w in _WORD.findall(folded) if w not in _STOPWORDS and _stem(w) not in _STOPWORDS]
+
+
+_CAPITALISED = re.compile(r"(?<![.!?:;\n]\s)(?<!^)\b[A-Z][\w'’]*")
+
+
+def _capitalised(text: str) -> set[str]:
+    """Tokens written with a capital inside a sentence (names), none when the text is shouted in capitals."""
+    letters = [c for c in text if c.isalpha()]
+    if letters and sum(c.isupper() for c in letters) > 0.6 * len(letters):
+        return set()
+    found: set[str] = set()
+    for match in _CAPITALISED.finditer(text.strip()):
+        found.update(_tokens(match.group()))
+    return found
+
+
+@dataclass(frozen=True)
+class _Title:
+    doc_id: str
+    tokens: frozenset[str]
+
+
+class TitleMatcher:
+    """Finds products a query names by title ("Is the Tarn Wellington Boot waterproof?"), without ids.
+
+    A product is named when the query holds its whole title (stopwords aside), or at least two of its title words
+    including one that few titles share (a distinctive word such as a model name), or one title word written as a
+    name: capitalised inside the question, in this product's title alone, and hardly used elsewhere in the shop
+    ("Where is the Blencathra made?"; never "gift" or "bottle", nor "great" in "Is it a great tent?").
+    Plurals and possessives match.
+    """
+
+    def __init__(self, index: ShopIndex) -> None:
+        self._titles = [
+            _Title(doc.id, frozenset(_tokens(doc.title)))
+            for doc in index.documents.values()
+            if doc.kind == "product" and doc.title.strip()
+        ]
+        df: dict[str, int] = {}
+        for title in self._titles:
+            for token in title.tokens:
+                df[token] = df.get(token, 0) + 1
+        self._df = df
+        self._by_id = {t.doc_id: t.tokens for t in self._titles}
+        # A word is distinctive when it names only a handful of the shop's products.
+        self._distinctive_df = max(2, math.ceil(0.05 * len(self._titles)))
+        # How many documents use each unique title word anywhere: a model name stays within its product (and a page
+        # or two mentioning it); an ordinary word spreads.
+        unique = {t for t, n in df.items() if n == 1 and len(t) >= _NAME_MIN_CHARS and not t.isdigit()}
+        spread: dict[str, int] = dict.fromkeys(unique, 0)
+        if unique:
+            for doc in index.documents.values():
+                text = " ".join([doc.title, *(p.text for p in index.passages_of(doc.id))])
+                for token in unique.intersection(_tokens(text)):
+                    spread[token] += 1
+        self._names = frozenset(t for t, n in spread.items() if n <= _NAME_MAX_DOCUMENTS)
+
+    def distinctive(self, token: str) -> bool:
+        return 0 < self._df.get(token, 0) <= self._distinctive_df
+
+    def title_words(self, doc_id: str) -> frozenset[str]:
+        return self._by_id.get(doc_id, frozenset())
+
+    def candidates(self, query: str) -> list[tuple[str, float, frozenset[str]]]:
+        """(doc_id, title coverage, matched words) for every product the query names."""
+        words = set(_tokens(query))
+        if not words:
+            return []
+        names = self._names & _capitalised(query)
+        found: list[tuple[str, frozenset[str], float]] = []
+        for title in self._titles:
+            if not title.tokens:
+                continue
+            matched = title.tokens & words
+            if not matched:
+                continue
+            whole = matched == title.tokens
+            named = len(matched) >= 2 and any(self.distinctive(t) for t in matched)
+            if whole or named or bool(matched & names):
+                found.append((title.doc_id, matched, len(matched) / len(title.tokens)))
+        # The query names the product whose title it covers best: "Tarn Wellington Boot" is not also a mention of
+        # "Tarn Wellington Boot Liner", and words that only match a subset of another match do not count.
+        best_cover: dict[frozenset[str], float] = {}
+        for _, matched, cover in found:
+            best_cover[matched] = max(best_cover.get(matched, 0.0), cover)
+        all_sets = list(best_cover)
+        kept: list[tuple[str, float, frozenset[str]]] = []
+        for doc_id, matched, cover in found:
+            if cover < best_cover[matched]:
+                continue
+            if any(matched < other for other in all_sets):
+                continue
+            kept.append((doc_id, cover, matched))
+        return kept
+
+
+_MATCHERS: OrderedDict[tuple[int, str], TitleMatcher] = OrderedDict()
+_MATCHERS_LOCK = threading.Lock()
+_MATCHERS_MAX = 8
+
+
+def title_matcher(index: ShopIndex) -> TitleMatcher:
+    """The (cached) title matcher of an open index."""
+    key = (id(index), str(getattr(index, "path", "")))
+    with _MATCHERS_LOCK:
+        matcher = _MATCHERS.get(key)
+        if matcher is not None:
+            _MATCHERS.move_to_end(key)
+            return matcher
+    matcher = TitleMatcher(index)
+    with _MATCHERS_LOCK:
+        _MATCHERS[key] = matcher
+        while len(_MATCHERS) > _MATCHERS_MAX:
+            _MATCHERS.popitem(last=False)
+    return matcher
+
+
+def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = ()) -> list[str]:
+    """Product document ids the query names by title, best match first (ties broken by BM25).
+
+    `named`: documents the request already names by id. Words their titles explain are taken to mean them
+    ("Is the Skiddaw jacket warm?" with the women's Skiddaw's id is not also about the men's).
+    """
+    matcher = title_matcher(index)
+    candidates = matcher.candidates(query)
+    if named and candidates:
+        words = set(_tokens(query))
+        explained = [matcher.title_words(d) & words for d in named]
+        candidates = [c for c in candidates if not any(c[2] <= seen for seen in explained if seen)]
+    if not candidates:
+        return []
+    lexical: dict[str, float] = {}
+    if len(candidates) > 1:
+        for hit in index.lexical.search(query, max(50, 4 * len(candidates))):
+            passage = index.passage_by_id.get(hit.passage_id)
+            if passage is not None:
+                lexical[passage.doc_id] = max(lexical.get(passage.doc_id, 0.0), hit.score)
+    ranked = sorted(candidates, key=lambda c: (-c[1], -len(c[2]), -lexical.get(c[0], 0.0)))
+    return [doc_id for doc_id, _, _ in ranked]
+
+
+def refers_back(query: str) -> bool:
+    """True when the query leans on the previous turn: a pronoun, "how much", a leading "and ...", or very short."""
+    text = query.strip()
+    if not text:
+        return False
+    if _BACK_REFERENCE.search(text) or _CONTINUATION.match(text):
+        return True
+    return len(_WORD.findall(text.casefold())) <= _SHORT_FOLLOW_UP_WORDS
+
+
+_AFTER_DEMONSTRATIVE = (
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|come|comes|"
+    r"cost|costs|fit|fits|run|runs|work|works|weigh|weighs|include|includes|need|needs|take|takes|last|lasts|in|on|"
+    r"for|with|from|at|to|available)\b)"
+)
+_REFERENCES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:it|that|this)['’]s\b", re.IGNORECASE), "{title} is"),
+    (re.compile(r"\b(?:they|these|those)['’]re\b", re.IGNORECASE), "{title} are"),
+    (re.compile(r"\b(?:its|their)\b", re.IGNORECASE), "{title}'s"),
+    (re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE), "{title}"),
+    (re.compile(rf"\b(?:this|that|these|those)\b{_AFTER_DEMONSTRATIVE}", re.IGNORECASE), "{title}"),
+)
+
+
+def expand_follow_up(query: str, titles: Sequence[str]) -> str:
+    """A follow-up made only of small words, with its pronouns replaced by what they refer to ("and how much is
+    it?" → "and how much is the Tarn Wellington Boot?"), so retrieval and answering have a subject.
+
+    A follow-up with words of its own ("does it come in purple?") is left alone: those words are what it asks
+    about, and a title's words ("Waterproof Jacket") would only blur them.
+    """
+    names = [t.strip() for t in titles if t.strip()][:3]
+    if not names or not query.strip() or _tokens(query):
+        return query
+    subject = " and ".join(n if n.casefold().startswith("the ") else f"the {n}" for n in names)
+    text = query
+    for pattern, template in _REFERENCES:
+        text = pattern.sub(template.format(title=subject).replace("\\", "\\\\"), text)
+    return text
+
+
+def _from_history(history: Sequence[Turn], index: ShopIndex) -> tuple[str, ...]:
+    """The documents of the latest turn that had any; its products when it named products, else all of them."""
+    for turn in reversed(history):
+        known = [d for d in dict.fromkeys(turn.doc_ids) if d in index.documents]
+        if not known:
+            continue
+        products = [d for d in known if index.documents[d].kind == "product"]
+        return tuple(products or known)
+    return ()
+
+
+def resolve(
+    ids: Sequence[str],
+    index: ShopIndex,
+    *,
+    query: str = "",
+    history: Sequence[Turn] = (),
+) -> Resolution:
+    """What the question is about: ids first (request order), then products named in the query; with neither, the
+    previous turn's resources when the query refers back to them."""
+    doc_ids: list[str] = []
+    variants: list[str] = []
+    unresolved: list[Unresolved] = []
+    for i, raw in enumerate(ids):
+        key = alias_key(raw) if isinstance(raw, str) else None
+        target = index.aliases.get(key) if key is not None else None
+        if target is None or target[0] not in index.documents:
+            unresolved.append(Unresolved(path=f"$.ids[{i}]", value=raw if isinstance(raw, str) else str(raw)))
+            continue
+        doc_id, variant_gid = target
+        if doc_id not in doc_ids:
+            doc_ids.append(doc_id)
+        if variant_gid and variant_gid not in variants:
+            variants.append(variant_gid)
+    mentioned = (
+        [d for d in mentioned_products(query, index, named=doc_ids) if d not in doc_ids] if query.strip() else []
+    )
+    doc_ids.extend(mentioned)
+    from_history = False
+    if not doc_ids and history and refers_back(query):
+        doc_ids = list(_from_history(history, index))
+        from_history = bool(doc_ids)
+    return Resolution(
+        doc_ids=tuple(doc_ids),
+        variant_gids=tuple(variants),
+        from_history=from_history,
+        unresolved=tuple(unresolved),
+        mentioned_doc_ids=tuple(mentioned),
+    )

@@ -1,0 +1,211 @@
+"""Hybrid retrieval: dense + BM25 candidates fused by reciprocal rank, resolved resources first, as numbered evidence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from ask_engine.config import Settings
+from ask_engine.types import Evidence, Hit, Resolution
+
+if TYPE_CHECKING:
+    from ask_engine.indexes import ShopIndex
+    from ask_engine.protocols import Embedder, Vector
+
+Mode = Literal["hybrid", "dense", "lexical"]
+MODES: tuple[Mode, ...] = ("hybrid", "dense", "lexical")
+
+# Plain-English cues for the four well-known policies. A query that names the topic gets that policy's passages
+# as one more ranked list in the fusion: a nudge, not an override (the dense and lexical lists still dominate).
+_INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "refund_policy",
+        re.compile(
+            r"\b(?:returns?|returning|returnable|refunds?|refunded|refundable|exchanges?|exchanging|"
+            r"send\s+(?:it|them|this|these)\s+back|money\s+back|store\s+credit)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "shipping_policy",
+        re.compile(
+            r"\b(?:ship|ships|shipping|shipped|deliver|delivers|delivery|deliveries|delivered|dispatch(?:ed|es)?|"
+            r"postage|courier|carriers?|send\s+to|arrive|arrives|arrival|customs|import\s+dut(?:y|ies))\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "privacy_policy",
+        re.compile(
+            r"\b(?:privacy|personal\s+(?:data|information|details)|my\s+data|data\s+protection|gdpr|cookies?|"
+            r"marketing\s+e-?mails?|unsubscribe)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "terms_of_service",
+        re.compile(
+            r"\b(?:terms\s+(?:of\s+(?:service|use|sale)|and\s+conditions|&\s+conditions)|t\s*&\s*cs?|"
+            r"governing\s+law|liability|legal\s+terms)\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def policy_intents(query: str) -> list[str]:
+    """The well-known policy link types a query's wording points at, in a fixed order."""
+    return [link_type for link_type, pattern in _INTENTS if pattern.search(query)]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every stage of one general retrieval, for the eval's recall@k / MRR and for debugging."""
+
+    dense: tuple[Hit, ...]
+    lexical: tuple[Hit, ...]
+    intent: tuple[Hit, ...]
+    fused: tuple[Hit, ...]  # the final general ranking of `mode`, after the dense floor
+    cosine: dict[str, float]  # passage id -> cosine similarity to the query, for every candidate
+
+
+class Retriever:
+    """Ranks an index's passages for a query; `retrieve` hands the generator numbered evidence."""
+
+    def __init__(
+        self,
+        index: ShopIndex,
+        embedder: Embedder,
+        settings: Settings | None = None,
+        *,
+        intent_boost: bool = True,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.settings = settings or Settings()
+        self.intent_boost = intent_boost
+
+    # -------------------------------------------------------------------------------------- general ranking
+
+    def _cosines(self, vector: Vector, pids: set[str]) -> dict[str, float]:
+        if not pids:
+            return {}
+        return {h.passage_id: h.score for h in self.index.vectors.search(vector, len(pids), where=pids)}
+
+    def rank(self, query: str, *, mode: Mode = "hybrid", vector: Vector | None = None) -> Ranking:
+        """The general ranking (no resolved resources) of up to `candidate_k` passages per retriever.
+
+        Dense-only candidates under `min_dense_score` are dropped; when no candidate reaches it the ranking is
+        empty (nothing in the shop is about the question).
+        """
+        if mode not in MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}; use one of {', '.join(MODES)}")
+        empty = Ranking((), (), (), (), {})
+        if not query.strip():
+            return empty
+        s = self.settings
+        floor = s.min_dense_score
+        if mode == "lexical":
+            lexical = tuple(self.index.lexical.search(query, s.candidate_k))
+            return Ranking((), lexical, (), lexical, {})
+        qv = self.embedder.embed_query(query) if vector is None else vector
+        dense = tuple(self.index.vectors.search(qv, s.candidate_k))
+        cosine = {h.passage_id: h.score for h in dense}
+        if mode == "dense":
+            kept = tuple(h for h in dense if h.score >= floor)
+            return Ranking(dense, (), (), kept, cosine)
+        lexical = tuple(self.index.lexical.search(query, s.candidate_k))
+        cosine.update(self._cosines(qv, {h.passage_id for h in lexical} - cosine.keys()))
+        if not any(score >= floor for score in cosine.values()):
+            return Ranking(dense, lexical, (), (), cosine)
+        intent: tuple[Hit, ...] = ()
+        if self.intent_boost:
+            types = policy_intents(query)
+            if types:
+                pids = {p.id for p in self.index.passages if p.link_type in types}
+                intent = tuple(self.index.vectors.search(qv, s.candidate_k, where=pids))
+                cosine.update({h.passage_id: h.score for h in intent})
+        lexical_ids = {h.passage_id for h in lexical}
+        fused_scores: dict[str, float] = {}
+        for hits in (dense, lexical, intent):
+            for rank, hit in enumerate(hits, start=1):
+                fused_scores[hit.passage_id] = fused_scores.get(hit.passage_id, 0.0) + 1.0 / (s.rrf_k + rank)
+        # A passage only the embedding found must clear the floor; a lexical match stands on its own terms.
+        candidates = [pid for pid in fused_scores if pid in lexical_ids or cosine.get(pid, 0.0) >= floor]
+        candidates.sort(key=lambda pid: (-fused_scores[pid], -cosine.get(pid, 0.0), pid))
+        fused = tuple(
+            Hit(passage_id=pid, score=fused_scores[pid], rank=rank, source="fused")
+            for rank, pid in enumerate(candidates, start=1)
+        )
+        return Ranking(dense, lexical, intent, fused, cosine)
+
+    # -------------------------------------------------------------------------------------- with resolution
+
+    def _resolved_order(self, vector: Vector | None, resolution: Resolution) -> list[tuple[str, float]]:
+        """Passages of the resolved documents: each document's best passage first (in resolution order), then
+        each one's second best, and so on, so that several named products all get a place."""
+        per_doc: list[list[tuple[str, float]]] = []
+        for doc_id in resolution.doc_ids:
+            pids = {p.id for p in self.index.passages_of(doc_id)}
+            if not pids:
+                continue
+            if vector is not None:
+                hits = self.index.vectors.search(vector, len(pids), where=pids)
+                # The best passage of a resolved document always comes; its other passages must be about the
+                # question, so a long policy named in the conversation does not crowd out everything else.
+                floor = self.settings.min_dense_score
+                per_doc.append([(h.passage_id, h.score) for n, h in enumerate(hits) if n == 0 or h.score >= floor])
+            else:
+                per_doc.append([(p.id, 0.0) for p in self.index.passages_of(doc_id)])
+        order: list[tuple[str, float]] = []
+        depth = 0
+        while any(depth < len(items) for items in per_doc):
+            order.extend(items[depth] for items in per_doc if depth < len(items))
+            depth += 1
+        return order
+
+    def retrieve_ranked(
+        self, query: str, resolution: Resolution | None = None, *, mode: Mode = "hybrid", k: int | None = None
+    ) -> list[str]:
+        """Passage ids in evidence order (resolved resources first), up to `k` (default: every candidate)."""
+        limit = k if k is not None else self.settings.candidate_k * 3
+        return [ev.passage.id for ev in self.retrieve(query, resolution or Resolution(), mode=mode, k=limit)]
+
+    def retrieve(
+        self, query: str, resolution: Resolution, *, mode: Mode = "hybrid", k: int | None = None
+    ) -> list[Evidence]:
+        """Up to `k` (default `retrieval_k`) evidence passages numbered from 1.
+
+        The passages of resolved resources come first, ranked by similarity among themselves, but they leave room
+        for the best general hits ("can I return this?" about a product needs the product and the refund policy).
+        An empty query, or one nothing in the shop is about and that names no resource, gives no evidence.
+        """
+        k = self.settings.retrieval_k if k is None else k
+        if k <= 0 or not query.strip():
+            return []
+        vector = self.embedder.embed_query(query) if mode != "lexical" or resolution.doc_ids else None
+        ranking = self.rank(query, mode=mode, vector=vector)
+        cosine = dict(ranking.cosine)
+        resolved = self._resolved_order(vector, resolution)
+        cosine.update({pid: score for pid, score in resolved if vector is not None})
+        general = [h.passage_id for h in ranking.fused]
+        resolved_ids = [pid for pid, _ in resolved]
+        resolved_set = set(resolved_ids)
+        general = [pid for pid in general if pid not in resolved_set]
+        reserve = min(len(general), max(1, k // 3)) if resolved_ids else len(general)
+        take_resolved = resolved_ids[: max(0, k - reserve)]
+        chosen = take_resolved + general[: k - len(take_resolved)]
+        if mode == "lexical" and vector is None and chosen:
+            # Evidence scores are cosines in every mode, so generators can compare them with the floor.
+            qv = self.embedder.embed_query(query)
+            cosine.update(self._cosines(qv, set(chosen)))
+        return [
+            Evidence(
+                number=n,
+                passage=self.index.passage_by_id[pid],
+                score=float(cosine.get(pid, 0.0)),
+                resolved=pid in resolved_set,
+            )
+            for n, pid in enumerate(chosen, start=1)
+        ]

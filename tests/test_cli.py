@@ -1,0 +1,81 @@
+"""`ask-engine ask`: readable and JSON output from a real index, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ask_engine.cli import main
+from ask_engine.models import schema_errors
+
+
+def test_ask_json_prints_a_schema_valid_response(sample_index: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ask", "--index", str(sample_index), "Is the Tarn Wellington Boot waterproof?", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    data = json.loads(out)
+    assert schema_errors("ask_response", data) == []
+    assert "not recorded" in data["answer"]["plain"]
+    assert data["links"][0]["type"] == "product"
+
+
+def test_ask_prints_the_answer_links_and_messages_readably(
+    sample_index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "ask",
+            "--index",
+            str(sample_index),
+            "Add this to my cart - what is it made of?",
+            "--id",
+            "tarn-wellington-boot",
+            "--id",
+            "no-such-id",
+            "--context",
+            '{"address_country": "GB"}',
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("Nothing was changed")
+    assert "natural rubber" in lines[0]
+    assert "Links:" in lines
+    assert any(
+        "Tarn Wellington Boot — https://fjordandfell.example/products/tarn-wellington-boot" in ln for ln in lines
+    )
+    assert "Messages:" in lines
+    assert any(ln.strip().startswith("info not_found ($.ids[1]):") for ln in lines)
+    assert any(ln.strip().startswith("info operation_not_performed:") for ln in lines)
+
+
+@pytest.mark.parametrize(
+    ("context", "complaint"), [("{not json", "not valid JSON"), ('["a list"]', "must be a JSON object")]
+)
+def test_bad_context_is_a_clear_error_with_exit_code_2(
+    sample_index: Path, capsys: pytest.CaptureFixture[str], context: str, complaint: str
+) -> None:
+    code = main(["ask", "--index", str(sample_index), "Do you ship to Norway?", "--context", context])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    assert "--context" in captured.err and complaint in captured.err
+
+
+def test_a_request_over_the_limits_exits_2_naming_the_field(
+    sample_index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["ask", "--index", str(sample_index), "x" * 10_001])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "$.query" in captured.err
+
+
+def test_a_missing_index_exits_2_with_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ask", "--index", str(tmp_path / "nothing-here"), "hello?"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "no index" in captured.err
