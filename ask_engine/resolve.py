@@ -250,6 +250,14 @@ def _from_history(history: Sequence[Turn], index: ShopIndex) -> tuple[str, ...]:
     return ()
 
 
+def _lookup(raw: str, index: ShopIndex) -> tuple[str, str | None] | None:
+    """An id's target: the URL with its #anchor first (FAQ entries share a page URL), then without it."""
+    for key in dict.fromkeys((alias_key(raw, fragment=True), alias_key(raw))):
+        if key is not None and key in index.aliases:
+            return index.aliases[key]
+    return None
+
+
 def resolve(
     ids: Sequence[str],
     index: ShopIndex,
@@ -263,8 +271,7 @@ def resolve(
     variants: list[str] = []
     unresolved: list[Unresolved] = []
     for i, raw in enumerate(ids):
-        key = alias_key(raw) if isinstance(raw, str) else None
-        target = index.aliases.get(key) if key is not None else None
+        target = _lookup(raw, index) if isinstance(raw, str) else None
         if target is None or target[0] not in index.documents:
             unresolved.append(Unresolved(path=f"$.ids[{i}]", value=raw if isinstance(raw, str) else str(raw)))
             continue

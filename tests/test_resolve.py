@@ -54,6 +54,16 @@ def test_unknown_ids_are_reported_by_position_and_known_ones_still_resolve(index
     )
 
 
+def test_faq_and_policy_urls_resolve_to_their_entry_and_page(index: ShopIndex) -> None:
+    faq = next(d for d in index.documents.values() if d.kind == "faq")
+    anchor = faq.url.split("#", 1)[1]
+    assert resolve([f"https://fjordandfell.example/pages/faq#{anchor}"], index).doc_ids == (faq.id,)
+    refund = resolve(["https://fjordandfell.example/policies/refund-policy"], index)
+    assert refund.doc_ids == ("policy:refund_policy",)
+    # the FAQ page URL alone names no single entry
+    assert resolve(["https://fjordandfell.example/pages/faq"], index).doc_ids == ()
+
+
 def test_ids_naming_the_same_product_twice_resolve_once_in_request_order(index: ShopIndex) -> None:
     tarn = _product(index, "tarn-wellington-boot")
     skiddaw = _product(index, "skiddaw-3l-waterproof-jacket-mens")
