@@ -57,7 +57,7 @@ eval: index
 		--min-faithfulness 0.9 --min-fact-recall 0.7 --min-abstention-f1 0.8
 
 bench: setup
-	$(BIN)/python -m ask_engine.bench --out bench/results.json
+	$(BIN)/python -m ask_engine.benchmark --out bench/results.json $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) indexes/*/ eval/reports .pytest_cache .mypy_cache .ruff_cache

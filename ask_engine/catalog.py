@@ -812,7 +812,9 @@ def _json_variant(
             if value is not None:
                 name = option_names[position - 1] if position <= len(option_names) else f"Option {position}"
                 options.append((name, value))
-    options = [(k, v) for k, v in options if not (k == "Title" and v == "Default Title")]
+    # Shopify's placeholder for a product without options: exports write it under "Title", or under no name at all
+    # (`options: []` with `option1: "Default Title"`), and it is never an option a shopper can choose.
+    options = [(k, v) for k, v in options if v != "Default Title"]
     title = reader.text("title") or " / ".join(v for _, v in options) or "Default Title"
     if gid is None:
         gid = _gid(shop, "ProductVariant", ident or sku or f"{product.handle}-{n + 1}")
@@ -964,7 +966,7 @@ def _csv_variant(file: str, line: int, get: dict[str, str], product: _RawProduct
         return None  # an image-only continuation row
     options = []
     for n, value in enumerate(values):
-        if not value or (value == "Default Title" and n == 0 and not product.options):
+        if not value or value == "Default Title":
             continue
         if n >= len(product.options):
             raise SourceError(
@@ -1022,7 +1024,8 @@ def _product_document(file: str, raw: _RawProduct, shop: ShopInfo) -> Document:
         fact = Fact(mf.key, mf.label or humanise_label(mf.key), value, "metafield") if value else None
         if fact is not None and fact not in facts:
             facts.append(fact)
-    for name, values in raw.options:
+    for name, raw_values in raw.options:
+        values = [v for v in raw_values if v != "Default Title"]
         if values and name != "Title":
             key = slugify(name).replace("-", "_") + "_options"
             facts.append(Fact(key, _plural(name, shop.language), ", ".join(values), "field"))
@@ -1069,7 +1072,11 @@ def _product_document(file: str, raw: _RawProduct, shop: ShopInfo) -> Document:
         vendor=raw.vendor,
         product_type=raw.product_type,
         tags=tuple(raw.tags),
-        options=tuple((name, tuple(values)) for name, values in raw.options if values and name != "Title"),
+        options=tuple(
+            (name, tuple(v for v in values if v != "Default Title"))
+            for name, values in raw.options
+            if name != "Title" and any(v != "Default Title" for v in values)
+        ),
         currency=shop.currency,
     )
 

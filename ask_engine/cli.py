@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="run only the first N cases")
     p.add_argument("--category", action="append", help="run only these categories")
     p.add_argument("--no-baselines", action="store_true", help="skip the BM25-only / dense-only comparison")
+    p.add_argument(
+        "--judge", action="store_true", help="also judge faithfulness with the configured LLM server (optional)"
+    )
     p.set_defaults(func=_cmd_eval)
     return parser
 

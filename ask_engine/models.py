@@ -210,4 +210,7 @@ def schema_validator(name: str) -> Any:
 
 def schema_errors(name: str, instance: Any) -> list[str]:
     """Human-readable schema violations (empty when valid)."""
-    return [f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}" for e in schema_validator(name).iter_errors(instance)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}"
+        for e in schema_validator(name).iter_errors(instance)
+    ]

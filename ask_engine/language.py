@@ -1,0 +1,865 @@
+"""Shared text helpers for answering: query intent, the product-attribute lexicon, countries and list phrasing.
+
+Everything here is about English questions in general, never about one shop: a small lexicon of common product
+attributes (what words ask for which recorded fact), question-shape detection, and country names ↔ ISO 3166 codes
+(`pycountry` plus common aliases and a few region groups, which are facts about the world).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "CONCEPTS",
+    "CONCEPTS_BY_NAME",
+    "Concept",
+    "Intent",
+    "content_stems",
+    "country_aliases",
+    "country_codes_in",
+    "country_name",
+    "fact_key_matches",
+    "group_members",
+    "join_and",
+    "normalize",
+    "parse_query",
+    "stem",
+    "third_person",
+    "word_set",
+]
+
+# ----------------------------------------------------------------------------------------------- basic text
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a literal: compact word lists in source code."""
+    return frozenset(text.split())
+
+
+def normalize(text: str) -> str:
+    """NFKC, straight quotes and dashes, single spaces (case kept)."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace("–", "-").replace("—", " - ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# Function words and question fillers. Unlike a general stopword list it keeps words that carry meaning in a
+# shop ("down" jackets, "off" prices, "over" trousers, "one" size).
+_STOPWORDS = word_set(
+    """
+a about after again all also am an and any are aren't as at be because been before being both but by
+can can't cannot could couldn't did didn't do does doesn't doing don't during each either else ever
+every for from get gets got had hadn't has hasn't have haven't having he her here hers him his how
+however i i'd i'll i'm i've if in into is isn't it it's its itself just let's may me might mine must
+my myself need needs neither nor of on or our ours ourselves please quite rather really same shall
+she should shouldn't so some such than that that's the their theirs them themselves then there
+there's these they they'd they'll they're they've this those though through thus to too until upon
+us very via was wasn't we we'd we'll we're we've were weren't what what's when where whether which
+while who whom whose why will with won't would wouldn't yes yet you you'd you'll you're you've your
+yours yourself yourselves hi hello hey thanks thank okay ok tell know like want wondering question
+also still actually
+"""
+)
+# Everyday synonyms shoppers and shops use for the same thing; every form folds to the group's first word.
+_SYNONYM_GROUPS = (
+    ("shop", "shops", "store", "stores", "outlet", "outlets", "branch", "branches"),
+    ("hire", "hired", "hiring", "rent", "rents", "rented", "renting", "rental", "rentals"),
+    ("delivery", "deliveries", "deliver", "delivers", "delivered", "delivering", "postage", "post", "posted",
+     "posting", "ship", "ships", "shipped", "shipping", "courier", "couriers"),
+    ("price", "prices", "priced", "pricing", "cost", "costs", "costing", "charge", "charges", "fee", "fees"),
+    ("colour", "colours", "color", "colors"),
+    ("parcel", "parcels", "package", "packages"),
+    ("trainer", "trainers", "sneaker", "sneakers"),
+    ("trouser", "trousers", "pant", "pants"),
+    ("jumper", "jumpers", "sweater", "sweaters"),
+    ("wellington", "wellingtons", "welly", "wellies", "wellie"),
+    ("warranty", "warranties", "guarantee", "guarantees", "guaranteed"),
+)  # fmt: skip
+_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+_IRREGULAR = {
+    "knives": "knife", "shelves": "shelf", "leaves": "leaf", "halves": "half", "lives": "life", "wolves": "wolf",
+    "scarves": "scarf", "men": "man", "women": "woman", "children": "child", "feet": "foot", "teeth": "tooth",
+}  # fmt: skip
+
+
+def _raw_stem(word: str) -> str:
+    w = word.lower()
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = _IRREGULAR.get(w, w)
+    if len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ingly", "edly", "ing", "ed", "able", "ible", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":  # shipped → ship
+                w = w[:-1]
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+_SYNONYMS = {_raw_stem(word): _raw_stem(group[0]) for group in _SYNONYM_GROUPS for word in group}
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light English stemmer (plurals, -ing, -ed, -able, -ly, final -e) with everyday synonyms folded."""
+    w = _raw_stem(word)
+    return _SYNONYMS.get(w, w)
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """Stems of the words that carry meaning (function words removed, numbers kept, synonyms folded)."""
+    words = _TOKEN_RE.findall(normalize(text).lower())
+    return frozenset(stem(w) for w in words if w not in _STOPWORDS)
+
+
+def join_and(items: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+_ES_ENDINGS = ("s", "sh", "ch", "x", "z", "o")
+_IRREGULAR_3RD = {"have": "has", "be": "is", "do": "does", "go": "goes"}
+
+
+def third_person(verb: str) -> str:
+    """The third-person singular of an English verb: fit → fits, wash → washes, carry → carries, have → has."""
+    low = verb.lower()
+    if low in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[low]
+    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    if low.endswith(_ES_ENDINGS):
+        return verb + "es"
+    return verb + "s"
+
+
+# ----------------------------------------------------------------------------------------------- lexicon
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A common product attribute: the words that ask about it and the fact keys that can answer it.
+
+    `keys` are matched against a fact's key (exactly, or as a whole `_`-separated part: `waterproof_rating`);
+    the first present key answers, further present keys add detail. `related` facts are offered when none is
+    recorded. `noun` and `adjective` phrase "the shop has not recorded ..." sentences.
+    """
+
+    name: str
+    cues: tuple[str, ...]  # regular expressions over the lower-cased query
+    keys: tuple[str, ...]
+    noun: str
+    adjective: str | None = None
+    related: tuple[str, ...] = ()
+
+
+CONCEPTS: tuple[Concept, ...] = (
+    Concept(
+        "waterproof",
+        (
+            r"water\s*-?\s*proof\w*",
+            r"water\s*-?\s*resistan\w*",
+            r"\brain(?!\s*(?:cover|fly|jacket|coat|hood|trousers))\w*",
+            r"\bwet\b",
+            r"\bdownpour",
+            r"\bleak\w*",
+            r"keeps? (?:\w+ )?(?:feet |you |me )?dry",
+            r"\bsplash\w*",
+            r"\bipx?\d",
+        ),
+        ("waterproof", "waterproof_rating", "water_resistant", "water_resistance", "hydrostatic_head"),
+        "waterproofing",
+        "waterproof",
+        ("material", "breathability", "care"),
+    ),
+    Concept(
+        "material",
+        (
+            r"made (?:of|from|out of|with)",
+            r"\bmaterials?\b",
+            r"\bfabrics?\b",
+            r"\bcomposition\b",
+            r"what(?:'s| is) it made",
+            r"\b(?:leather|cotton|wool|polyester|nylon|plastic|rubber|steel|titanium|aluminium|aluminum|bamboo)\b",
+        ),
+        ("material", "materials", "fabric", "composition", "upper", "shell", "lining", "outsole"),
+        "material",
+        None,
+        ("care",),
+    ),
+    Concept(
+        "warranty",
+        (r"\bwarrant\w*", r"\bguarantee\w*"),
+        ("warranty", "guarantee"),
+        "warranty",
+        None,
+        ("material",),
+    ),
+    Concept(
+        "weight",
+        (
+            r"\bweigh\w*",
+            r"\bheav(?:y|ier|iest)\b",
+            r"\blight(?:weight|er|est)?\b(?! (?:on|off|mode|output|beam))",
+            r"\bhow (?:much|many) (?:grams|kilos|kg|g|ounces|oz|pounds|lbs)\b",
+        ),
+        ("weight", "net_weight", "trail_weight", "packed_weight", "minimum_weight"),
+        "weight",
+        "lightweight",
+        ("dimensions", "capacity", "material"),
+    ),
+    Concept(
+        "care",
+        (
+            r"\bwash\w*",
+            r"\bclean\w*",
+            r"\bcare\b",
+            r"\bdishwasher\w*",
+            r"\btumble\b",
+            r"\biron(?:ing|ed)?\b",
+            r"\blaundr\w*",
+            r"\bdry[- ]clean\w*",
+            r"\bmaintain\w*|\bmaintenance\b",
+            r"look after",
+        ),
+        ("care", "care_instructions", "machine_washable", "washing", "dishwasher_safe", "cleaning"),
+        "care instructions",
+        "washable",
+        ("material",),
+    ),
+    Concept(
+        "warmth",
+        (
+            r"\bwarm\w*",
+            r"\bcold\b",
+            r"\bcolder\b",
+            r"\btemperature\w*",
+            r"\bdegrees?\b",
+            r"\bwinter\b",
+            r"\bfreez\w*",
+            r"\bcomfort rating\b",
+            r"\bseasons?\b",
+            r"\binsulat\w*",
+            r"\br-?value\b",
+            r"\btog\b",
+            r"°",
+        ),
+        (
+            "temperature_rating",
+            "comfort_temperature",
+            "insulation",
+            "fill_power",
+            "r_value",
+            "season_rating",
+            "warmth",
+            "tog",
+            "fill",
+        ),
+        "temperature rating",
+        "warm",
+        ("material", "weight"),
+    ),
+    Concept(
+        "vegan",
+        (r"\bvegan\w*", r"\bvegetarian\w*", r"\banimal\w*", r"\bplant[- ]based\b"),
+        ("vegan", "vegetarian", "suitable_for_vegans"),
+        "whether it is vegan",
+        "vegan",
+        ("ingredients", "material"),
+    ),
+    Concept(
+        "allergens",
+        (
+            r"\ballerg\w*",
+            r"\bgluten\w*",
+            r"\bnuts?\b",
+            r"\bpeanuts?\b",
+            r"\bdairy\b",
+            r"\blactose\b",
+            r"\bmilk\b",
+            r"\bsoy\w*",
+            r"\bcoeliac\b|\bceliac\b",
+            r"\beggs?\b",
+            r"\bsesame\b",
+            r"\bwheat\b",
+            r"\bshellfish\b",
+            r"\bintoleran\w*",
+        ),
+        ("allergens", "allergen_information", "may_contain", "ingredients", "dietary"),
+        "allergens",
+        None,
+        ("ingredients",),
+    ),
+    Concept(
+        "ingredients",
+        (
+            r"\bingredients?\b",
+            r"what(?:'s| is) in (?:it|this|that|them|these|the)\b",
+            r"\bcontains?\b",
+            r"\bcontaining\b",
+            r"\bformula\b",
+        ),
+        ("ingredients", "allergens", "nutrition", "composition"),
+        "ingredients",
+        None,
+        ("allergens",),
+    ),
+    Concept(
+        "nutrition",
+        (
+            r"\bcalori\w*|\bkcal\b|\bkilocalori\w*",
+            r"\bnutrition\w*",
+            r"\bsugars?\b",
+            r"\bprotein\b",
+            r"\bcarb\w*",
+            r"\bfat\b",
+        ),
+        ("nutrition", "calories", "energy", "nutrition_per_pack", "protein"),
+        "nutrition information",
+        None,
+        ("ingredients",),
+    ),
+    Concept(
+        "origin",
+        (
+            r"where (?:is|are|was|were) (?:it|they|this|that|these|those|the [\w' -]+?) (?:made|manufactured|produced|"
+            r"from|sourced|built)",
+            r"\bcountry of origin\b",
+            r"\bmade in\b",
+            r"\borigin\b",
+            r"\bmanufactured\b",
+            r"\bwhere(?:'s| is| are)? (?:it|they) from\b",
+        ),
+        ("country_of_origin", "origin", "made_in", "manufactured_in"),
+        "country of origin",
+        None,
+        ("vendor",),
+    ),
+    Concept(
+        "dimensions",
+        (
+            r"\bhow (?:big|large|small|tall|wide|high|deep)\b",
+            r"\bdimension\w*",
+            r"\bmeasure\w*",
+            r"\blength\b",
+            r"\bwidth\b",
+            r"\bheight\b",
+            r"\bdepth\b",
+            r"\bpack(?:ed|s)? (?:size|down)\b",
+            r"\bfold\w*",
+            r"\bsize of\b",
+            r"\bfit in\w*\b",
+        ),
+        ("dimensions", "size", "length", "packed_size", "folded_size", "height", "width"),
+        "dimensions",
+        None,
+        ("capacity", "weight"),
+    ),
+    Concept(
+        "capacity",
+        (
+            r"\bcapacity\b",
+            r"\blit(?:re|er)s?\b",
+            r"\bhow much (?:does|will|can) (?:it|this|they) hold\b",
+            r"\bhold\w*\b",
+            r"\bhow many (?:people|persons?|person)\b",
+            r"\bvolume\b",
+            r"\bsleeps?\b",
+            r"\bfits? \d+ (?:people|person)",
+        ),
+        ("capacity", "volume", "sleeps", "berth"),
+        "capacity",
+        None,
+        ("dimensions",),
+    ),
+    Concept(
+        "fit",
+        (
+            r"\bfit\b",
+            r"\bfits\b",
+            r"\bfitting\b",
+            r"true to size",
+            r"\bsize (?:up|down)\b",
+            r"\bruns? (?:small|large|big)\b",
+            r"what size (?:should|do|to)",
+            r"\bsizing\b",
+            r"\btight\b",
+            r"\bloose\b",
+            r"\broomy\b",
+            r"\bnarrow\b",
+            r"\bwide fit\b",
+            r"\bcalf\b",
+        ),
+        ("fit", "sizing", "sizing_advice", "fit_notes"),
+        "fit",
+        None,
+        ("size_options", "dimensions"),
+    ),
+    Concept(
+        "breathability",
+        (r"\bbreath\w*", r"\bsweat\w*", r"\bventilat\w*"),
+        ("breathability", "breathable"),
+        "breathability",
+        "breathable",
+        ("material",),
+    ),
+    Concept(
+        "brand",
+        (r"\bbrand\b", r"who (?:makes|made|manufactures)\b", r"\bmanufacturer\b(?!'s)", r"\bvendor\b", r"\bmaker\b"),
+        ("vendor", "brand", "manufacturer"),
+        "brand",
+    ),
+    Concept(
+        "shelf_life",
+        (
+            r"\bshelf[- ]life\b",
+            r"\bexpir\w*",
+            r"\bbest before\b",
+            r"\buse[- ]by\b",
+            r"how long (?:does|will|do|can) (?:it|they|this) (?:last|keep|stay)",
+            r"\bgo(?:es)? off\b",
+        ),
+        ("shelf_life", "best_before", "expiry"),
+        "shelf life",
+    ),
+    Concept(
+        "sun_protection",
+        (r"\bspf\b", r"\bupf\b", r"\bsun protection\b", r"\buv\w*"),
+        ("spf", "upf", "uv_protection"),
+        "sun protection rating",
+    ),
+    Concept(
+        "battery",
+        (r"\bbatter(?:y|ies)\b", r"\brecharg\w*", r"\bcharg\w*", r"\brun ?time\b", r"\bruns? for\b", r"\busb\b"),
+        ("battery", "battery_life", "runtime", "run_time", "charging", "power"),
+        "battery details",
+    ),
+    Concept(
+        "age",
+        (r"\bhow old\b", r"\bage\b", r"\bages\b", r"\bunder 18\b", r"\bover 18\b", r"\bminors?\b", r"\bid\b"),
+        ("age_restricted", "age", "age_range", "minimum_age"),
+        "age requirement",
+    ),
+    Concept(
+        "sustainability",
+        (
+            r"\brecycl\w*",
+            r"\beco\b",
+            r"\beco-friendly\b",
+            r"\bsustainab\w*",
+            r"\benvironment\w*",
+            r"\bpfc\w*",
+            r"\bpfas\b",
+            r"\bfluorocarbon\w*",
+            r"\bbiodegrad\w*",
+        ),
+        (
+            "recyclable_packaging",
+            "recycled",
+            "recycled_content",
+            "pfc_free",
+            "pfas_free",
+            "biodegradable",
+            "sustainability",
+        ),
+        "sustainability details",
+        None,
+        ("material",),
+    ),
+)
+_CONCEPT_RES = tuple((c, re.compile("|".join(c.cues))) for c in CONCEPTS)
+CONCEPTS_BY_NAME = {c.name: c for c in CONCEPTS}
+
+# Questions about the shop's processes rather than a product's properties.
+_POLICY_RE = re.compile(
+    r"\breturn\w*|\brefund\w*|\bexchang\w*|\bsend (?:it|them|this|these|those|\w+) back\b|\bmoney back\b|\bship\w*|"
+    r"\bdeliver\w*|\bpostage\b|\bpost(?:ed|ing)? (?:to|it|them)\b|\bdispatch\w*|\bcourier\w*|\bcustoms\b|\bdut(?:y|ies)\b|"
+    r"\bimport\w*|\bpost(?:ed|ing)?\b|\bby post\b|\bmail\b|\bpay\b|\bpaying\b|\bpayment\w*|\bpaypal\b|\bklarna\b|\bdiscount\w*|\bvoucher\w*|\bpromo\w*|"
+    r"\bcoupon\w*|\bgift ?cards?\b|\bcancel\w*|\btrack\w*|\b(?:my|an|the|your) order\b|\border (?:status|number)\b|\baccount\b|\bprivacy\b|"
+    r"\bpersonal data\b|\bcookies?\b|\bopening (?:hours|times)\b|\bopen (?:on|at|until|today|tomorrow)\b|\bclick (?:and|&) collect\b|\bcollect\w*|"
+    r"\bprice ?match\w*|\bstudent\w*|\brepair\w*|\bclaim\w*|\bfaulty\b|\bdamaged\b|\bstores?\b|\bshops?\b|"
+    r"\bloyalty\b|\bnewsletter\b|\bcontact\b|\bphone\b|\bemail\b|\bhire\b|\brent\w*"
+)
+_SHIPPING_RE = re.compile(
+    r"\bship\w*|\bdeliver\w*|\bpostage\b|\bpost(?:ed|ing)? (?:to|it|them|abroad|overseas)\b|\b(?:send|sent) (?:to|it|them|abroad|"
+    r"overseas)\b|\bget (?:it|them|this|these) (?:sent |posted )?to\b|\bcourier\w*|\bcustoms\b|\bdut(?:y|ies)\b|\bimport (?:tax|vat|fee)\w*|\binternational\w*|\babroad\b|"
+    r"\boverseas\b|\barriv\w*|\bdispatch\w*"
+)
+# Shipping questions whose answer does not depend on where the buyer lives.
+_SHIPPING_NOT_PLACE_RE = re.compile(
+    r"\btrack\w*|\blost\b|\bmissing\b|\bdamaged\b|\bchange (?:my|the) (?:delivery )?address\b|\bclick (?:and|&) collect\b|"
+    r"\bwhere is my\b|\bgift ?cards?\b|\breturn\w*|\brefund\w*|\bexchang\w*"
+)
+_PRICE_RE = re.compile(
+    r"\bprices?\b|\bpriced\b|\bcosts?\b|\bcosting\b|\bexpensive\b|\bcheap\w*|\bafford\w*|\bon sale\b|\breduced\b|"
+    r"\bhow much (?:is|are|'s|do|does|for|would|will)\b(?! (?:it|they|this|that|these) (?:weigh|hold))|\bhow much\s*\??$|"
+    r"\bwhat(?:'s| is| are) the (?:price|cost)"
+)
+_STOCK_RE = re.compile(
+    r"\bin stock\b|\bstock\w*|\bavailab\w*|\bsold out\b|\bout of stock\b|\bback in\b|\bleft\b|\brestock\w*|"
+    r"\bcan i (?:buy|order|get)\b|\bunavailable\b"
+)
+_OPTIONS_RE = re.compile(
+    r"\bcolou?rs?\b|\bshades?\b|\bcome[s]? in\b|\bavailable in\b|\bsizes?\b|\boptions?\b|\bvariants?\b|\bversions?\b|"
+    r"\bflavou?rs?\b|\bstyles?\b|\bdo (?:you|they) (?:have|do|make) (?:it|them|this|these|one) in\b|\bin (?:a )?size\b"
+)
+_CATALOGUE_RE = re.compile(
+    r"\b(?:do|does|did) (?:you|the shop|the store|they|y'all) (?:\w+ )?(?:sell|stock|carry|have|offer|make)\b|"
+    r"\bwhat (?:kinds?|sorts?|types?|range) of\b|\b(?:recommend|suggest)\w*\b|\blooking for\b|\bshow me\b|"
+    r"\b(?:which|what) (?:of your )?\w+(?: \w+)? (?:do you (?:have|sell|stock|carry|offer)|have you got|are|come)\b|"
+    r"\bany (?:good )?\w+ (?:for|that|which|under|below)\b|\b(?:best|cheapest|lightest|warmest|smallest|biggest)\b|"
+    r"\bi (?:need|want) (?:a|an|some)\b|\bhave you got\b"
+)
+_COMPARISON_RE = re.compile(
+    r"\bcompare\w*|\bcomparison\b|\bdifference\w*|\bdiffer\b|\bversus\b|\bvs\.?\b|\bwhich (?:one |of (?:them|these|the two) )?"
+    r"is (?:\w+er|more|less|better)\b|\b\w+er than\b|\bmore \w+ than\b|\bor the\b|\bbetter\b"
+)
+_OVERVIEW_RE = re.compile(
+    r"\btell me (?:more )?about\b|\bwhat is (?:it|this|that)\b|\bwhat are (?:they|these)\b|\bdescribe\b|\bdetails\b|"
+    r"\bmore (?:info|information)\b|\bany good\b|\bis (?:it|this) good\b|\bwhat do you know about\b"
+)
+_ELLIPTICAL_RE = re.compile(
+    r"^(?:and|what about|how about|and what about|same for|what of|also)\b|^(?:the|that|this) \w+ one\b"
+)
+_YES_NO_RE = re.compile(
+    r"^(?:is|are|was|were|am|isn't|aren't|does|do|did|doesn't|don't|can|could|can't|will|would|won't|should|shall|"
+    r"has|have|hasn't|haven't|may|might|must)\b"
+)
+_WH_RE = re.compile(
+    r"\b(how much|how many|how long|how big|how heavy|how warm|how old|how often|how soon|how quickly|how fast|how|"
+    r"what|which|where|when|who|why)\b"
+)
+_LEAD_FILLER_RE = re.compile(
+    r"^(?:(?:and|but|so|also|ok|okay|oh|well|hi|hello|hey|please|thanks|great|cool|then)\b[\s,!.]*|"
+    r"(?:can|could|would) you (?:please )?(?:tell|let) me (?:know )?(?:if|whether)?\s*|"
+    r"(?:i'd|i would|i want to|i wanna) (?:like to )?know (?:if|whether)?\s*|do you know (?:if|whether)?\s*|"
+    r"i was wondering (?:if|whether)?\s*|quick question[:,]?\s*)+"
+)
+_DURATION_ASK_RE = re.compile(
+    r"\bhow (?:long|soon|quickly|fast)\b|\bwhen\b|\bdays?\b|\bweeks?\b|\bwindow\b|\bperiod\b|\btime limit\b|\bdeadline\b"
+)
+_QUANTITY_ASK_RE = re.compile(r"\bhow (?:much|many)\b|\bprice\b|\bcost\b|\bfee\b|\bcharge\b")
+
+# Basic colour words: a fact about English, used to notice "do they come in blue?" when no option matches.
+COLOUR_WORDS = word_set(
+    """
+black white grey gray red blue navy green olive yellow orange purple pink brown beige tan khaki
+cream charcoal silver gold teal turquoise burgundy maroon lilac lavender mint coral rust sand stone
+slate camo camouflage ivory copper mustard aqua indigo violet magenta plum peach bronze natural
+clear transparent multicolour multicolor
+"""
+)
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a question asks, read from its words alone (the generator matches it against the recorded facts)."""
+
+    text: str  # the question as asked (normalised spacing), without leading fillers
+    lower: str
+    stems: frozenset[str]
+    yes_no: bool
+    wh: str | None  # "how much", "what", "where", ...
+    concepts: tuple[str, ...]  # Concept.name, in order of appearance
+    price: bool
+    stock: bool
+    options: bool
+    colours: tuple[str, ...]  # basic colour words named in the question
+    numbers: tuple[str, ...]  # numbers / sizes named ("42", "10", "xl")
+    shipping: bool
+    shipping_place: bool  # a shipping question whose answer depends on the destination
+    policy: bool
+    catalogue: bool
+    comparison: bool
+    overview: bool
+    elliptical: bool
+    asks_duration: bool
+    asks_quantity: bool
+    asks_time: bool  # "what time", "cut-off": a clock time answers
+    countries: tuple[str, ...]  # ISO alpha-2 codes named in the question
+    permission_verb: str | None = None  # "can I return...?" → stem of "return": a rule with that verb answers it
+
+    @property
+    def product_specific(self) -> bool:
+        """Asks about a property of a product (recorded fact, price, stock or options)."""
+        return bool(self.concepts) or self.price or self.stock or self.options
+
+
+_SIZE_TOKEN_RE = re.compile(
+    r"\b(?:size|uk|eu|us|age|in)\s+((?:\d+(?:\.5)?)|x{0,3}[sml]|xx?l)\b|\b(xxs|xs|xxl|xxxl|xl|\d+(?:\.5)?)\b"
+)
+
+
+# Everyday phrasings folded to the word a shop's policy uses, for reading the question (the text embedded for
+# similarity is kept as asked).
+_PHRASES = (
+    (re.compile(r"\b(?:send|sending|sent|post|posting|take|taking|bring|bringing)\s+(?:(?:it|them|this|these|that|those|"
+                r"something|stuff|items?|things?|\w+)\s+)?back\b"), "return"),
+    (re.compile(r"\bmoney back\b"), "refund"),
+    (re.compile(r"\bswap(?:ping|ped)?\b"), "exchange"),
+    (re.compile(r"\bpick(?:ing)?\s+(?:it\s+|them\s+)?up\b"), "collect"),
+)  # fmt: skip
+# "how much does it cost to resole...?" asks the price of a service the shop offers, not of a product
+_SERVICE_PRICE_RE = re.compile(r"\b(?:cost|price|charge|pay)s?\s+(?:me\s+)?(?:to|for)\s+(?!buy\b|get\b|purchase\b|order\b)"
+                               r"(?:a\s+|the\s+)?\w+")  # fmt: skip
+
+
+def parse_query(query: str) -> Intent:
+    """Read a question's shape and the attributes it asks about."""
+    text = normalize(query)
+    lower = text.lower()
+    lower = _LEAD_FILLER_RE.sub("", lower).strip()
+    text = text[len(text) - len(lower) :] if lower and text.lower().endswith(lower) else text
+    for pattern, replacement in _PHRASES:
+        lower = pattern.sub(replacement, lower)
+    concepts: list[tuple[int, str]] = []
+    for concept, pattern in _CONCEPT_RES:
+        m = pattern.search(lower)
+        if m:
+            concepts.append((m.start(), concept.name))
+    # "how much does it weigh" asks for weight, not price; "how long does it last" is shelf life, not length
+    price = bool(_PRICE_RE.search(lower)) and not re.search(r"how much (?:does|do|will|can) \w+ (?:weigh|hold)", lower)
+    service = bool(_SERVICE_PRICE_RE.search(lower))
+    wh_match = _WH_RE.search(lower)
+    wh = wh_match.group(1) if wh_match else None
+    yes_no = bool(_YES_NO_RE.match(lower))
+    shipping = bool(_SHIPPING_RE.search(lower))
+    numbers = tuple(
+        dict.fromkeys((m.group(1) or m.group(2)) for m in _SIZE_TOKEN_RE.finditer(lower) if (m.group(1) or m.group(2)))
+    )
+    colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS)
+    countries = country_codes_in(text, query=True)
+    permission = re.match(
+        r"^(?:can|could|may|am i allowed to|is it possible to)\s+(?:i|we|you)?\s*(?:still\s+)?(\w+)", lower
+    )
+    return Intent(
+        text=text,
+        lower=lower,
+        stems=content_stems(lower),
+        yes_no=yes_no,
+        wh=wh,
+        concepts=tuple(name for _, name in sorted(concepts)),
+        price=price and not service,
+        stock=bool(_STOCK_RE.search(lower)),
+        options=bool(_OPTIONS_RE.search(lower)) or bool(colours and yes_no),
+        colours=colours,
+        numbers=numbers,
+        shipping=shipping or bool(countries and re.search(r"\b(?:to|into)\b", lower)),
+        shipping_place=(shipping or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
+        policy=bool(_POLICY_RE.search(lower)) or service,
+        catalogue=bool(_CATALOGUE_RE.search(lower)),
+        comparison=bool(_COMPARISON_RE.search(lower)),
+        overview=bool(_OVERVIEW_RE.search(lower)),
+        elliptical=bool(_ELLIPTICAL_RE.match(lower)),
+        asks_duration=bool(_DURATION_ASK_RE.search(lower)),
+        asks_quantity=bool(_QUANTITY_ASK_RE.search(lower)),
+        asks_time=bool(
+            re.search(
+                r"\bwhat time\b|\bcut-?off\b|\bdeadline\b|\bby when\b|\bopening (?:hours|times)\b|\bopen\b", lower
+            )
+        ),
+        countries=countries,
+        permission_verb=stem(permission.group(1)) if permission and permission.group(1) not in _STOPWORDS else None,
+    )
+
+
+def fact_key_matches(key: str, wanted: str) -> bool:
+    """`waterproof_rating` answers `waterproof`; `colour_options` answers `colour`; `material` answers `material`."""
+    key = key.lower()
+    return key == wanted or wanted in key.split("_") or key.startswith(wanted + "_")
+
+
+# ----------------------------------------------------------------------------------------------- countries
+
+# Names people use that ISO's short names do not cover (facts about the world, not about a shop).
+_ALIASES: dict[str, str] = {
+    "uk": "GB", "u.k.": "GB", "britain": "GB", "great britain": "GB", "england": "GB", "scotland": "GB", "wales": "GB",
+    "northern ireland": "GB", "united kingdom": "GB",
+    "usa": "US", "u.s.": "US", "u.s.a.": "US", "america": "US", "united states of america": "US", "the states": "US",
+    "new mexico": "US", "new jersey": "US",
+    "holland": "NL", "the netherlands": "NL", "czechia": "CZ", "czech republic": "CZ", "south korea": "KR",
+    "korea": "KR", "north korea": "KP", "russia": "RU", "vietnam": "VN", "viet nam": "VN", "iran": "IR", "syria": "SY",
+    "laos": "LA", "moldova": "MD", "macedonia": "MK", "north macedonia": "MK", "ivory coast": "CI",
+    "cote d'ivoire": "CI", "uae": "AE", "emirates": "AE", "turkey": "TR", "türkiye": "TR", "turkiye": "TR",
+    "eire": "IE", "éire": "IE", "republic of ireland": "IE", "deutschland": "DE", "taiwan": "TW", "bolivia": "BO",
+    "venezuela": "VE", "tanzania": "TZ", "brunei": "BN", "cape verde": "CV", "swaziland": "SZ", "burma": "MM",
+    "vatican": "VA", "vatican city": "VA", "palestine": "PS", "micronesia": "FM", "new south wales": "AU",
+    "the philippines": "PH", "hong kong": "HK", "macau": "MO", "macao": "MO", "kosovo": "XK",
+}  # fmt: skip
+# Demonyms shops write ("Canadian orders", "EU customers" is a group): facts about the world.
+_DEMONYMS: dict[str, str] = {
+    "british": "GB", "english": "GB", "scottish": "GB", "welsh": "GB", "american": "US", "canadian": "CA",
+    "mexican": "MX", "australian": "AU", "new zealander": "NZ", "irish": "IE", "french": "FR", "german": "DE",
+    "dutch": "NL", "belgian": "BE", "luxembourgish": "LU", "spanish": "ES", "portuguese": "PT", "italian": "IT",
+    "austrian": "AT", "swiss": "CH", "danish": "DK", "swedish": "SE", "norwegian": "NO", "finnish": "FI",
+    "icelandic": "IS", "polish": "PL", "czech": "CZ", "slovak": "SK", "hungarian": "HU", "greek": "GR",
+    "japanese": "JP", "chinese": "CN", "korean": "KR", "indian": "IN", "brazilian": "BR", "singaporean": "SG",
+    "south african": "ZA", "israeli": "IL", "turkish": "TR", "romanian": "RO", "bulgarian": "BG",
+    "croatian": "HR", "slovenian": "SI", "estonian": "EE", "latvian": "LV", "lithuanian": "LT", "maltese": "MT",
+    "cypriot": "CY",
+}  # fmt: skip
+# Codes written in capitals that are also ordinary English words are not read as countries.
+_CODE_WORDS = word_set("AM AN AS AT BE BY DO GO HE HI IF IN IS IT ME MY NO OF OK ON OR SO TO UP US WE ID PM AD AI CA")
+_QUERY_CODE_OK = frozenset({"UK", "USA", "US", "UAE", "EU", "NZ"})
+
+EU_MEMBERS = word_set("AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE")
+_EUROPE = EU_MEMBERS | word_set("GB NO IS LI CH AL AD BA BY XK MD MC ME MK RU SM RS UA VA GI JE GG IM FO")
+_GROUPS: dict[str, frozenset[str]] = {
+    "eu": EU_MEMBERS,
+    "european union": EU_MEMBERS,
+    "eea": EU_MEMBERS | frozenset({"NO", "IS", "LI"}),
+    "european economic area": EU_MEMBERS | frozenset({"NO", "IS", "LI"}),
+    "europe": _EUROPE,
+    "mainland europe": _EUROPE - {"GB", "IS", "IE", "MT", "CY", "JE", "GG", "IM", "FO"},
+    "scandinavia": frozenset({"DK", "NO", "SE"}),
+    "nordic countries": frozenset({"DK", "NO", "SE", "FI", "IS"}),
+    "north america": frozenset({"US", "CA", "MX", "GL", "BM", "PM"}),
+    "oceania": frozenset(
+        {"AU", "NZ", "FJ", "PG", "SB", "VU", "WS", "TO", "KI", "TV", "NR", "PW", "FM", "MH", "NC", "PF"}
+    ),
+    "australasia": frozenset({"AU", "NZ", "PG"}),
+    "channel islands": frozenset({"JE", "GG"}),
+}
+_WORLDWIDE = re.compile(
+    r"\b(?:worldwide|world-wide|anywhere in the world|all over the world|all countries|every country|most countries|"
+    r"internationally to all)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1)
+def _country_table() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """(lower-case name → code, code → display name, alpha-3 → alpha-2) from pycountry plus the aliases."""
+    import pycountry  # loaded on first use: 250 countries, only needed for shipping questions
+
+    names: dict[str, str] = {}
+    display: dict[str, str] = {}
+    alpha3: dict[str, str] = {}
+    names.update(_ALIASES)
+    names.update(_DEMONYMS)
+    countries = list(pycountry.countries)
+    for c in countries:
+        code = c.alpha_2
+        alpha3[c.alpha_3] = code
+        common = getattr(c, "common_name", None)
+        display[code] = common or c.name
+        for name in (c.name, common, getattr(c, "official_name", None)):
+            if name:
+                names.setdefault(name.lower(), code)
+    # "Korea, Republic of" is also said "Korea": the part before the comma, unless another country took it
+    for c in countries:
+        if "," in c.name:
+            head = c.name.split(",")[0].strip().lower()
+            if len(head) > 3:
+                names.setdefault(head, c.alpha_2)
+    display.update({"GB": "the United Kingdom", "US": "the United States", "NL": "the Netherlands",
+                    "CZ": "Czechia", "KR": "South Korea", "AE": "the United Arab Emirates", "PH": "the Philippines",
+                    "TW": "Taiwan", "RU": "Russia", "VN": "Vietnam", "IR": "Iran", "SY": "Syria", "MD": "Moldova",
+                    "BO": "Bolivia", "VE": "Venezuela", "TZ": "Tanzania", "LA": "Laos"})  # fmt: skip
+    for alias, code in _ALIASES.items():
+        display.setdefault(code, alias.title())
+    return names, display, alpha3
+
+
+@lru_cache(maxsize=1)
+def _name_pattern() -> re.Pattern[str]:
+    names, _, _ = _country_table()
+    # Longest first, so "Northern Ireland" wins over "Ireland" and "Papua New Guinea" over "Guinea".
+    alternatives = sorted(names, key=len, reverse=True)
+    body = "|".join(re.escape(n) for n in alternatives)
+    return re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE)
+
+
+_CODE_RE = re.compile(r"(?<![\w-])([A-Z]{2,3})(?![\w-])")
+
+
+def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
+    """ISO alpha-2 codes of the countries a text names (by name, alias or capitalised code), in order.
+
+    In a question, capitalised codes that are also English words ("IT", "IN") are ignored, and lower-case "uk",
+    "usa" are read as countries; in merchant text only names and unambiguous codes count.
+    """
+    names, _, alpha3 = _country_table()
+    found: list[tuple[int, str]] = []
+    norm = normalize(text)
+    spans: list[tuple[int, int]] = []
+    for m in _name_pattern().finditer(norm):
+        word = m.group(0)
+        # "us" as a pronoun, "in" etc. never reach here (not names); the aliases "uk"/"usa" in lower case only count
+        # in questions, where shoppers type them that way.
+        if word.islower() and word in {"uk", "usa", "uae", "u.k.", "u.s.", "u.s.a."} and not query:
+            continue
+        if word.lower() in ("america", "american") and re.search(
+            r"(?:north|south|central|latin)\s+$", norm[: m.start()], re.I
+        ):
+            continue
+        code = names.get(word.lower())
+        if code:
+            found.append((m.start(), code))
+            spans.append(m.span())
+    caps_query = query and sum(c.isupper() for c in norm) > 0.6 * max(1, sum(c.isalpha() for c in norm))
+    if not caps_query:
+        for m in _CODE_RE.finditer(norm):
+            if any(s <= m.start() < e for s, e in spans):
+                continue
+            token = m.group(1)
+            if token in _CODE_WORDS and not (query and token in _QUERY_CODE_OK):
+                continue
+            if token == "EU":
+                continue  # a group, handled by group_members
+            code = alpha3.get(token) if len(token) == 3 else (token if token in _display_codes() else None)
+            if token in {"UK", "USA", "UAE"}:
+                code = names.get(token.lower())
+            if code:
+                found.append((m.start(), code))
+    return tuple(dict.fromkeys(code for _, code in sorted(found)))
+
+
+@lru_cache(maxsize=1)
+def _display_codes() -> frozenset[str]:
+    return frozenset(_country_table()[1])
+
+
+def country_name(code: str) -> str:
+    """A readable name for an ISO alpha-2 code ("GB" → "the United Kingdom"); the code itself when unknown."""
+    return _country_table()[1].get(code.upper(), code.upper())
+
+
+def country_aliases(code: str) -> tuple[str, ...]:
+    """Every name the table knows for a code (lower case)."""
+    names, _, _ = _country_table()
+    return tuple(n for n, c in names.items() if c == code)
+
+
+def group_members(text: str) -> dict[str, frozenset[str]]:
+    """Region groups a text names ("EU countries", "Europe", "worldwide") → the ISO codes they contain."""
+    out: dict[str, frozenset[str]] = {}
+    norm = normalize(text)
+    for name, members in _GROUPS.items():
+        flags = 0 if name == "eu" or name == "eea" else re.IGNORECASE
+        pattern = name.upper() if flags == 0 else re.escape(name)
+        if re.search(rf"(?<![\w-]){pattern}(?![\w-])", norm, flags):
+            out[name] = members
+    if _WORLDWIDE.search(norm):
+        out["worldwide"] = frozenset(_country_table()[1])
+    return out

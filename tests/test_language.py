@@ -1,0 +1,121 @@
+"""language: question reading, the attribute lexicon, stems and countries (pure functions, no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ask_engine.language import (
+    content_stems,
+    country_codes_in,
+    country_name,
+    fact_key_matches,
+    group_members,
+    join_and,
+    parse_query,
+    third_person,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("Do you ship to Norway?", ("NO",)),
+        ("do you deliver to the uk", ("GB",)),
+        ("Can I get it sent to Northern Ireland?", ("GB",)),  # not Ireland
+        ("Shipping to the USA?", ("US",)),
+        ("Is it in stock in the US?", ("US",)),
+        ("ship to Papua New Guinea", ("PG",)),  # not Guinea
+        ("How much is delivery to NZ?", ("NZ",)),
+        ("Can you send it to us?", ()),  # the pronoun
+        ("IS IT WATERPROOF", ()),  # capitals that are also English words
+        ("Do you deliver to South Korea?", ("KR",)),
+    ],
+)
+def test_countries_in_a_question(text: str, codes: tuple[str, ...]) -> None:
+    assert country_codes_in(text, query=True) == codes
+
+
+def test_countries_in_merchant_text_keep_their_order_and_read_demonyms() -> None:
+    row = "Destination: EU Zone 1, Countries: Ireland, France, Germany, Netherlands, Belgium, Luxembourg."
+    assert country_codes_in(row) == ("IE", "FR", "DE", "NL", "BE", "LU")
+    assert country_codes_in("Canadian orders arrive in 6-9 business days.") == ("CA",)
+    assert country_codes_in("Addresses in Northern Ireland and the Isle of Man") == ("GB", "IM")
+    assert country_codes_in("Our partners in North America") == ()
+
+
+def test_region_groups_are_read_only_when_the_text_names_them() -> None:
+    groups = group_members("EU: for orders of €150 or less we collect EU VAT.")
+    assert set(groups) == {"eu"} and "FR" in groups["eu"] and "NO" not in groups["eu"]
+    assert "NO" in group_members("We deliver across Europe.")["europe"]
+    assert "JP" in group_members("We ship worldwide.")["worldwide"]
+    assert group_members("Every parcel is tracked.") == {}
+
+
+def test_country_names_read_in_a_sentence() -> None:
+    assert country_name("NO") == "Norway"
+    assert country_name("GB") == "the United Kingdom"
+    assert country_name("ZZ") == "ZZ"
+
+
+@pytest.mark.parametrize(
+    ("query", "concepts"),
+    [
+        ("Is the Tarn Wellington Boot waterproof?", ("waterproof",)),
+        ("What is it made of?", ("material",)),
+        ("How heavy is it?", ("weight",)),
+        ("Can I put it in the washing machine?", ("care",)),
+        ("Where is it made?", ("origin",)),
+        ("Does it contain nuts?", ("ingredients", "allergens")),  # in the order the question says them
+        ("Is it warm enough for winter camping?", ("warmth",)),
+        ("How long does it burn?", ()),  # no lexicon word: matched against the shop's own fact labels
+    ],
+)
+def test_lexicon_reads_the_attribute_asked(query: str, concepts: tuple[str, ...]) -> None:
+    assert parse_query(query).concepts == concepts
+
+
+def test_question_shapes() -> None:
+    price = parse_query("and how much is it?")
+    assert price.price and not price.yes_no and price.wh == "how much"
+    weight = parse_query("How much does it weigh?")
+    assert not weight.price and weight.concepts == ("weight",)
+    stock = parse_query("Is size 42 in stock?")
+    assert stock.stock and stock.yes_no and "42" in stock.numbers
+    colour = parse_query("Do they come in blue?")
+    assert colour.options and colour.colours == ("blue",)
+    ship = parse_query("Do you ship to Norway?")
+    assert ship.shipping and ship.shipping_place and ship.countries == ("NO",)
+    tracking = parse_query("How do I track my delivery?")
+    assert tracking.shipping and not tracking.shipping_place
+    assert not parse_query("What's the capital of France?").shipping
+    assert parse_query("Can I return these boots?").policy
+    assert parse_query("Can I return these boots?").permission_verb == "return"
+    assert parse_query("Do you sell tents?").catalogue
+    assert parse_query("Which is warmer, the Helvellyn or the Glencoe?").comparison
+
+
+def test_stems_fold_plurals_endings_and_everyday_synonyms() -> None:
+    assert content_stems("Do you have shops?") == content_stems("stores")
+    assert content_stems("shipping") == content_stems("delivery") == content_stems("postage")
+    assert content_stems("knives") == content_stems("knife")
+    assert "down" in content_stems("a down jacket")  # a meaningful word in a shop, unlike a general stopword list
+    assert content_stems("what is the") == frozenset()
+
+
+def test_fact_keys_match_whole_parts() -> None:
+    assert fact_key_matches("waterproof_rating", "waterproof")
+    assert fact_key_matches("material", "material")
+    assert not fact_key_matches("waterproofing_notes", "waterproof")
+
+
+def test_small_phrasing_helpers() -> None:
+    assert [third_person(v) for v in ("fit", "wash", "carry", "have", "go", "stay")] == [
+        "fits",
+        "washes",
+        "carries",
+        "has",
+        "goes",
+        "stays",
+    ]
+    assert join_and(["a"]) == "a"
+    assert join_and(["a", "b", "c"]) == "a, b and c"
