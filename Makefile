@@ -54,7 +54,7 @@ check: lint test
 
 eval: index
 	$(BIN)/ask-engine eval --index $(INDEX) eval/fjord-fell.jsonl --report eval/reports/latest \
-		--min-faithfulness 0.9 --min-fact-recall 0.7 --min-abstention-f1 0.8
+		--min-faithfulness 0.95 --min-fact-recall 0.78 --min-abstention-f1 0.65 --min-link-recall 0.9 --min-message-recall 0.95
 
 bench: setup
 	$(BIN)/python -m ask_engine.benchmark --out bench/results.json $(BENCH_ARGS)

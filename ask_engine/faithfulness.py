@@ -1047,7 +1047,12 @@ def calibration_report(scorer: FaithfulnessScorer, pairs: Sequence[CalibrationPa
         }
 
     faithful = [p for p in pairs if p.label]
-    report: dict[str, Any] = {"overall": stats(pairs), "faithful": stats(faithful), "by_corruption": {}}
+    on_faithful = stats(faithful)
+    report: dict[str, Any] = {
+        "overall": stats(pairs),
+        "faithful": {k: on_faithful[k] for k in ("pairs", "accuracy", "false_alarm_rate")},
+        "by_corruption": {},
+    }
     for corruption in CORRUPTIONS:
         subset = [p for p in pairs if p.corruption == corruption]
         if subset:

@@ -123,17 +123,18 @@ MIN_SEMANTIC_PROCESS = 0.20
 FACT_SEMANTIC = 0.50
 FACT_SEMANTIC_WITH_WORD = 0.22
 DESCRIPTION_SEMANTIC = 0.62
-DESCRIPTION_SEMANTIC_WITH_WORD = 0.38
+DESCRIPTION_SEMANTIC_WITH_WORD = 0.30
 RELATED_SEMANTIC = 0.20
 # An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
 FAQ_QUESTION_MATCH = 0.80
+FAQ_QUESTION_NEAR = 0.70
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
 GUIDE_HEADING_SEMANTIC = 0.30
 # ...or, when the best sentence is another entry's answer, one this close and this much closer than that entry's.
 FAQ_QUESTION_CLOSER_FLOOR = 0.50
 FAQ_QUESTION_MARGIN = 0.05
 # A policy/FAQ sentence must score this well to answer a product question the product itself does not record.
-POLICY_OVER_PRODUCT = 0.65
+POLICY_OVER_PRODUCT = 0.55
 
 # Keys whose facts are answered by the price/stock/options logic, not by attribute matching.
 _COMMERCE_KEYS = {"price", "sale", "availability", "compare_at_price", "sku", "barcode"}
@@ -187,7 +188,9 @@ on at to with within yes no every each most many some any
 """
 )
 _MARKDOWN_MARKS = re.compile(r"(\*\*|__|`)")
-_GENERIC_QUERY_STEMS = content_stems("product products item items thing things buy get need question")
+_GENERIC_QUERY_STEMS = content_stems(
+    "product products item items thing things buy get need question policy policies information info details page"
+)
 # Title words that say what kind or version of thing it is, never which product ("Men's", "Pack", "Set").
 _COMMON_TITLE_STEMS = content_stems("men's women's kids' unisex pack set box pair kit size ml g kg l")
 _COMPARISON_STEMS = content_stems(
@@ -600,6 +603,15 @@ class ExtractiveGenerator:
         answer = _Answer()
         answer.use(doc.id)
         commerce = intent.price or intent.stock or intent.options or bool(intent.colours)
+        variant = _named_variant(task, doc)
+        if variant is not None and not (intent.price or intent.stock):
+            # "is this the long leg?" about a variant named by id: say which variant it is
+            answer.claim(
+                f"This is the {variant.title} variant of the {doc.title}",
+                _cites_for(task, doc, variant.title),
+                markdown=f"This is the {variant.title} variant of the **{doc.title}**",
+                doc=doc.id,
+            )
         if commerce:
             answer.extend(self._commerce(work, doc))
         if intent.concepts or not commerce:
@@ -907,12 +919,16 @@ class ExtractiveGenerator:
             # a policy answers a product's question only where it speaks of that product or its kind, and of no other
             kinds = frozenset().union(*(_kind_stems(d) for d in targets))
             others = [d.title.lower() for d in task.documents.values() if d.kind == "product" and d not in targets]
+            own = {w.lower() for d in targets for w in re.findall(r"[\w'’]+", d.title)} | {
+                w.lower() for w in re.findall(r"[\w'’]+", task.shop_name)
+            }
             units = [
                 u
                 for u in units
                 if u.evidence.passage.kind != "product"
                 and kinds & content_stems(u.text + " " + u.context)
                 and not any(title in u.text.lower() for title in others)
+                and not _names_other_product(u.text, own)
             ]
         elif (intent.policy and any(u.evidence.passage.kind != "product" for u in units)) or (
             deictic and intent.product_specific
@@ -920,7 +936,8 @@ class ExtractiveGenerator:
             # Process questions are answered by policies and pages, even when a product is in view; and "is this
             # in stock?" about a product nobody could identify is never answered from some other product.
             units = [u for u in units if u.evidence.passage.kind != "product"]
-        units = [u for u in units if not u.header]
+        # "this policy explains how to return it" points at the answer instead of giving it
+        units = [u for u in units if not u.header and not _SELF_REFERENCE.search(u.text)]
         if intent.shipping and not (intent.stems & _RETURN_STEMS):
             # "How long will delivery take?" is answered by the shipping policy, not by a refund rule that happens
             # to say "delivery date"; shops without a typed shipping policy keep every passage
@@ -928,10 +945,10 @@ class ExtractiveGenerator:
             units = shipping or units
         if not units:
             return None
-        absent = _absent_names(work.intent.text, task)
-        if absent:
-            work.notes.append(f"the question names {', '.join(absent)}, which no evidence mentions")
+        if task.resolution.unresolved and deictic and intent.product_specific and not intent.policy:
+            work.notes.append("the question is about a product whose id could not be resolved")
             return None
+        absent = _absent_names(work.intent.text, task)
         # "these boots" names the product in view, which a policy does not mention: score on the rest of the words
         in_view = frozenset().union(*(_title_stems(d) | content_stems(d.product_type or "") for d in targets))
         _score(work, units, ignore=in_view)
@@ -954,9 +971,14 @@ class ExtractiveGenerator:
         if _query_names(intent.text) and not best.plain_overlap and best.semantic < 0.6:
             # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked
             return None
+        key = _key_word(units, intent, ignore=in_view)
+        if key and best.semantic < 0.6 and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3]):
+            # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
+            work.notes.append(f"the best sentences do not mention {key!r}")
+            return None
         if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5):
             return None
-        faq = self._faq_answer(units, best, targets)
+        faq = None if absent else self._faq_answer(units, best, targets)
         if faq is not None:
             return faq
         specific = _kind_rule(ranked, best, targets) if intent.policy else None
@@ -981,6 +1003,10 @@ class ExtractiveGenerator:
         chosen = _with_context(units, chosen)
         chosen.sort(key=lambda u: u.key)
         answer = _Answer()
+        if absent:
+            # "Can I pay with Klarna?": say the shop never mentions it, then what it does say
+            answer.meta(phrase("not_mentioned", thing=join_and(absent), shop=task.shop_name))
+            work.notes.append(f"the question names {', '.join(absent)}, which no evidence mentions")
         for u in chosen:
             _quote(answer, u)
         for doc in targets:
@@ -1003,7 +1029,13 @@ class ExtractiveGenerator:
             and top.context_semantic >= FAQ_QUESTION_CLOSER_FLOOR
             and top.context_semantic >= best.context_semantic + FAQ_QUESTION_MARGIN
         )
-        if not closer_question and (top.context_semantic < FAQ_QUESTION_MATCH or top.score < 0.9 * best.score):
+        # the best sentence answers an FAQ entry whose question is close: quote that entry's answer from its start
+        same_entry = top.evidence.passage.id == best.evidence.passage.id and top.context_semantic >= FAQ_QUESTION_NEAR
+        if (
+            not closer_question
+            and not same_entry
+            and (top.context_semantic < FAQ_QUESTION_MATCH or top.score < 0.9 * best.score)
+        ):
             return None
         entry = sorted((u for u in units if u.evidence.passage.id == top.evidence.passage.id), key=lambda u: u.key)
         chosen: list[_Unit] = []
@@ -1281,14 +1313,16 @@ def _match_description(work: _Work, doc: Document, asked: frozenset[str]) -> lis
     sentences = [s for s in split_sentences(doc.body) if not _is_untrusted(s) and len(s) > 3]
     if not sentences:
         return []
-    core = [CONCEPTS_BY_NAME[n].cues[0] for n in work.intent.concepts]
+    cues = [cue for n in work.intent.concepts for cue in CONCEPTS_BY_NAME[n].cues]
     sims = work.similarity(sentences, probe=_attribute_probe(work.intent, doc))
     scored: list[tuple[float, str]] = []
     for text, sim in zip(sentences, sims, strict=True):
         low = text.lower()
         words = content_stems(text)
         overlap = len(asked & words)
-        cue = any(re.search(c, low) for c in core)
+        cue = any(re.search(c, low) for c in cues)
+        if cues and not cue:
+            continue  # "is it vegan?" is answered by a sentence about being vegan, not one sharing "sun cream"
         if cue or (overlap and sim >= DESCRIPTION_SEMANTIC_WITH_WORD) or sim >= DESCRIPTION_SEMANTIC:
             scored.append((float(sim) + 0.2 * overlap + (0.3 if cue else 0.0), text))
     scored.sort(key=lambda x: -x[0])
@@ -1523,6 +1557,12 @@ def _asked_adjective(intent: Intent, doc: Document) -> str | None:
     names = _title_stems(doc) | content_stems(doc.product_type or "")
     while words and (stem(words[0]) in names or words[0] in {"one", "item", "product"}):
         words = words[1:]
+    # start where the asked attribute starts: "sun cream vegan" asks "vegan", "dishwasher safe" stays whole
+    cues = [cue for name in intent.concepts for cue in CONCEPTS_BY_NAME[name].cues]
+    for i in range(len(words)):
+        if any(re.match(cue, " ".join(words[i:])) for cue in cues):
+            words = words[i:]
+            break
     phrase_ = " ".join(words)
     if not words or len(words) > 4 or _NUMBER.search(phrase_) or _is_untrusted(phrase_):
         return None
@@ -1722,9 +1762,36 @@ def _names_in(text: str) -> list[str]:
     return [m.group(1) for m in _NAME_RE.finditer(text.strip()) if m.group(1) not in _NOT_NAMES]
 
 
+def _names_other_product(text: str, own_words: set[str]) -> bool:
+    """True when a sentence names something by a multi-word capitalised name that is not this product's or the
+    shop's ("For example, the Coniston Lightweight Hiking Boot runs small" says nothing about the Langdale)."""
+    for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
+        words = [w.lower() for w in m.group(1).split()]
+        if m.start() > 0 and not all(w in own_words for w in words):
+            return True
+    return False
+
+
+def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
+    """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
+    (never a name, a number or a word naming the product in view)."""
+    names = _query_names(intent.text)
+    counts: dict[str, int] = {}
+    for u in units:
+        words = content_stems(u.text + " " + u.context)
+        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS:
+            if w in words and not w.isdigit():
+                counts[w] = counts.get(w, 0) + 1
+    if len(counts) < 2:
+        return None  # one shared word is the whole overlap; nothing more specific to insist on
+    rarest = min(counts, key=lambda w: counts[w])
+    return rarest if counts[rarest] * 4 <= len(units) else None
+
+
 def _query_names(text: str) -> frozenset[str]:
-    """Stems of the names a question capitalises mid-sentence ("Keswick", "BFPO"), not its first word."""
-    return frozenset(stem(name) for name in _names_in(text))
+    """Stems of the proper names a question capitalises mid-sentence ("Keswick"): not its first word, and not
+    acronyms, which are as often ordinary terms ("ID", "SPF", "USB")."""
+    return frozenset(stem(name) for name in _names_in(text) if not name.isupper())
 
 
 def _absent_names(text: str, task: Task) -> list[str]:
@@ -1733,7 +1800,9 @@ def _absent_names(text: str, task: Task) -> list[str]:
     names = _names_in(text)
     if not names:
         return []
-    haystack = " ".join([*(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())])
+    haystack = " ".join(
+        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
+    )
     words = content_stems(haystack)
     codes = set(country_codes_in(haystack))
     absent = []
@@ -1851,8 +1920,8 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     # a word no sentence uses weighs like an average word: it lowers every sentence alike
     average = sum(weight.values()) / len(weight) if weight else 1.0
     weight.update({w: average for w in wanted if w not in weight})
-    if any(not w.isdigit() and w not in names for w in wanted):
-        # a number or a name alone ("2" in "what is 2+2?") matches too much to count like a word
+    if any(not w.isdigit() for w in wanted):
+        # a number or a name ("2" in "what is 2+2?", "Keswick" in "the weather in Keswick") says too little alone
         weight.update({w: 0.3 * v for w, v in weight.items() if w.isdigit() or w in names})
     else:
         weight = {w: 0.0 for w in wanted}
@@ -1862,6 +1931,9 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
         pid: i
         for i, pid in enumerate(dict.fromkeys(u.evidence.passage.id for u in sorted(units, key=lambda u: u.rank)))
     }
+    # A name the question gives that some headings carry ("Keswick") picks those sections: the Fort William
+    # section's parking is no answer about Keswick.
+    heading_names = {n for n in names if any(n in content_stems(u.context) for u in units)}
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
         context_words = content_stems(u.context)
         u.plain_overlap = any(not w.isdigit() and w not in names for w in wanted & (words | context_words))
@@ -1876,8 +1948,10 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
                 bonus += 0.05  # rules come with their limits
         if _ANAPHOR_START.match(u.text):
             bonus -= 0.03  # a sentence that leans on the one before answers less on its own
-        if _SELF_REFERENCE.search(u.text):
-            bonus -= 0.1  # "this policy explains how to return it" points at the answer instead of giving it
+        if heading_names and not heading_names & context_words:
+            bonus -= 0.15
+        if intent.overview_policy and (_DURATION.search(u.text) or _MODAL.search(u.text)):
+            bonus += 0.06  # "what's your returns policy?" is answered by its rules: who can do what, within when
         if intent.asks_time and _CLOCK.search(u.text):
             bonus += 0.08
         if intent.asks_duration and _DURATION.search(u.text):
@@ -1938,7 +2012,8 @@ def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
             if lead not in out and _fits(out, lead):
                 out.append(lead)
             for item in siblings:
-                if item.lead is lead and item not in out and _fits(out, item) and len(out) < 5:
+                # four sentences in all, so the list never pushes the chosen sentences out of the answer
+                if item.lead is lead and item not in out and _fits(out, item) and len(out) < 4:
                     out.append(item)
     return out
 

@@ -62,7 +62,7 @@ there's these they they'd they'll they're they've this those though through thus
 us very via was wasn't we we'd we'll we're we've were weren't what what's when where whether which
 while who whom whose why will with won't would wouldn't yes yet you you'd you'll you're you've your
 yours yourself yourselves hi hello hey thanks thank okay ok tell know like want wondering question
-also still actually
+also still actually good nice great fine
 """
 )
 # Everyday synonyms shoppers and shops use for the same thing; every form folds to the group's first word.
@@ -597,6 +597,7 @@ class Intent:
     asks_quantity: bool
     asks_time: bool  # "what time", "cut-off": a clock time answers
     countries: tuple[str, ...]  # ISO alpha-2 codes named in the question
+    overview_policy: bool = False  # "what's your returns policy?": the policy's rules answer
     permission_verb: str | None = None  # "can I return...?" → stem of "return": a rule with that verb answers it
 
     @property
@@ -679,6 +680,12 @@ def parse_query(query: str) -> Intent:
             )
         ),
         countries=countries,
+        overview_policy=bool(
+            re.search(
+                r"\b(?:what(?:'s| is| are)|tell me about|explain) (?:your|the) (?:[\w-]+ ){0,3}(?:polic(?:y|ies)|terms|rules)\b",
+                lower,
+            )
+        ),
         permission_verb=stem(permission.group(1)) if permission and permission.group(1) not in _STOPWORDS else None,
     )
 

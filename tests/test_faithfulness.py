@@ -207,15 +207,15 @@ def test_the_embedder_adds_similarity_and_keeps_verdicts(embedder: Any) -> None:
 # -------------------------------------------------------------------------------------------- calibration
 
 # Set a little below the figures measured on eval/calibration.jsonl (see eval/README.md), so a regression fails.
-MIN_PRECISION = 0.95
-MIN_RECALL = 0.90
-MIN_ACCURACY = 0.92
-MIN_RECALL_BY_CORRUPTION = {
-    "number_changed": 0.92,
+MIN_PRECISION = 0.97  # measured 0.989
+MIN_RECALL = 0.92  # measured 0.942
+MIN_ACCURACY = 0.94  # measured 0.962
+MIN_RECALL_BY_CORRUPTION = {  # measured 1.0, 0.974, 0.921, 0.842, 0.974
+    "number_changed": 0.95,
     "unit_changed": 0.92,
-    "negation_flipped": 0.85,
-    "entity_swapped": 0.72,
-    "claim_added": 0.85,
+    "negation_flipped": 0.87,
+    "entity_swapped": 0.78,
+    "claim_added": 0.92,
 }
 
 
@@ -227,14 +227,26 @@ def test_the_calibration_set_is_large_labelled_and_covers_every_corruption() -> 
     assert all(p.corruption is None for p in pairs if p.label)
 
 
-def test_the_scorer_detects_unfaithful_answers_on_the_calibration_set(embedder: Any) -> None:
-    report = calibration_report(FaithfulnessScorer(embedder), load_calibration(CALIBRATION))
+def _check(report: dict[str, Any], floors: dict[str, float]) -> None:
     overall = report["overall"]
-    assert overall["precision"] >= MIN_PRECISION, overall
-    assert overall["recall"] >= MIN_RECALL, overall
-    assert overall["accuracy"] >= MIN_ACCURACY, overall
+    assert overall["precision"] >= floors["precision"], overall
+    assert overall["recall"] >= floors["recall"], overall
+    assert overall["accuracy"] >= floors["accuracy"], overall
     for corruption, floor in MIN_RECALL_BY_CORRUPTION.items():
         assert report["by_corruption"][corruption]["recall"] >= floor, (corruption, report["by_corruption"][corruption])
+
+
+def test_the_lexical_checks_alone_detect_unfaithful_answers_on_the_calibration_set() -> None:
+    # measured without an embedder: precision 0.978, recall 0.947, accuracy 0.959
+    report = calibration_report(FaithfulnessScorer(), load_calibration(CALIBRATION))
+    _check(report, {"precision": 0.96, "recall": 0.92, "accuracy": 0.94})
+
+
+@pytest.mark.slow
+def test_the_scorer_detects_unfaithful_answers_on_the_calibration_set(embedder: Any) -> None:
+    # embeds every evidence sentence of 343 pairs: a minute on two cores, hence `slow`
+    report = calibration_report(FaithfulnessScorer(embedder), load_calibration(CALIBRATION))
+    _check(report, {"precision": MIN_PRECISION, "recall": MIN_RECALL, "accuracy": MIN_ACCURACY})
 
 
 def test_a_malformed_calibration_line_names_the_line(tmp_path: Path) -> None:
