@@ -180,6 +180,17 @@ def _peak_rss_mb() -> float:
     return round(peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024, 1)
 
 
+def _rss_mb() -> float:
+    """Resident memory now (Linux); elsewhere the peak so far, the closest figure the platform gives."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError):
+        pass
+    return _peak_rss_mb()
+
+
 def _folder_mb(folder: Path) -> float:
     return round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6, 2)
 
@@ -477,7 +488,7 @@ def bench_size(
     shop = write_synthetic_shop(work / "shop", n_products, seed=seed)
     generate_s = time.perf_counter() - start
     embedder = _embedder(settings)
-    rss_model = _peak_rss_mb()
+    rss_model = _rss_mb()
 
     report = build_index(shop, work / "index", settings, embedder=embedder, progress=False)
     _log(f"{n_products} products: built {report.passages} passages in {report.seconds:.1f} s")

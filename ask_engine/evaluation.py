@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -988,9 +988,3 @@ def cli_eval(args: argparse.Namespace) -> int:
             print(f"FAIL: {metric} {_fmt(value)} < {threshold}", file=sys.stderr)
             failed = True
     return 1 if failed else 0
-
-
-def _iter_jsonl(path: Path) -> Iterable[dict[str, Any]]:
-    for line in path.read_text("utf-8").splitlines():
-        if line.strip():
-            yield json.loads(line)

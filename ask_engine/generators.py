@@ -938,7 +938,7 @@ class ExtractiveGenerator:
             units = [u for u in units if u.evidence.passage.kind != "product"]
         # "this policy explains how to return it" points at the answer instead of giving it
         units = [u for u in units if not u.header and not _SELF_REFERENCE.search(u.text)]
-        if intent.shipping and not (intent.stems & _RETURN_STEMS):
+        if intent.shipping and _SHIP_WORDS.search(intent.lower) and not (intent.stems & _RETURN_STEMS):
             # "How long will delivery take?" is answered by the shipping policy, not by a refund rule that happens
             # to say "delivery date"; shops without a typed shipping policy keep every passage
             shipping = [u for u in units if u.evidence.passage.link_type == "shipping_policy"]

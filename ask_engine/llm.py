@@ -190,6 +190,7 @@ _CITE = re.compile(
 )
 _LEADING_CITES = re.compile(r"^(?:\s*[\[【][^\]】]{0,40}[\]】](?!\())+")
 _LABEL = re.compile(r"^\s*(?:\*\*)?(?:the\s+)?(?:final\s+)?answer(?:\s+is)?(?:\*\*)?\s*:\s*", re.IGNORECASE)
+_LEAD_PUNCT = re.compile(r"^[\s,;:.)\]}–—-]+")
 _ECHO_TAG = re.compile(r"</?\s*(?:answer|evidence|question|history|buyer)\s*>", re.IGNORECASE)
 _JSONISH = re.compile(r"\{|\[\s*[{\"\]]")  # an object or array, not a reply opening with a "[1]" citation
 _CODE_FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
@@ -218,8 +219,13 @@ _ACTION_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _CONDITIONAL = re.compile(r"\b(?:if|once|when|whenever|after|before|until|unless|as soon as)\b", re.IGNORECASE)
-# A refusal-shaped sentence that goes on to state something must be checked as a claim.
-_CONTRAST = re.compile(r"\b(?:but|however|although|though|whereas|while|except)\b|;", re.IGNORECASE)
+# A refusal-shaped sentence with a second clause ("..., so we cannot offer refunds") may state something, and the
+# guard checks meta sentences for numbers only: such a sentence is treated as a claim.
+_SECOND_CLAUSE = re.compile(
+    r"[,;:()]|\b(?:but|however|although|though|whereas|while|except|so|because|therefore|thus|hence|since|instead)\b"
+    r"|\b(?:and|or)\s+(?:we|you|i|it|they|this|that|these|there|our|its|their|the shop)\b",
+    re.IGNORECASE,
+)
 _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
@@ -402,7 +408,7 @@ def is_action_claim(sentence: str) -> bool:
 def sentence_kind(sentence: str) -> Literal["claim", "meta"]:
     """The kind of a model sentence: "meta" when it only says the shop has no record (or is another fixed phrase
     about the answer), "claim" otherwise, including a refusal-shaped sentence that goes on to state something."""
-    if classify(sentence) != "claim" and not _CONTRAST.search(sentence):
+    if classify(sentence) != "claim" and not _SECOND_CLAUSE.search(sentence.rstrip(".!?")):
         return "meta"
     return "claim"
 
@@ -430,7 +436,7 @@ def build_draft(
         if url
     }
     # Tags are no part of a plain answer: echoed fence tags, the prompt's "<the answer ...>" placeholder, HTML.
-    answer = _LABEL.sub("", _HTML_TAG.sub(" ", reply.answer))
+    answer = _HTML_TAG.sub(" ", reply.answer)
     units = _split_cited(answer)
     markdowns: list[str | None] = [None] * len(units)
     if reply.markdown and reply.markdown.strip() != reply.answer.strip():
@@ -445,6 +451,7 @@ def build_draft(
     sentences: list[Sentence] = []
     seen: set[str] = set()
     for (raw_text, inline), md in zip(units, markdowns, strict=True):
+        raw_text = _LEAD_PUNCT.sub("", _LABEL.sub("", raw_text))
         text = markdown_plain(raw_text)
         markdown: str | None = None
         if md is not None:
@@ -595,6 +602,9 @@ class OpenAICompatibleGenerator:
         """A draft answer to `task` from the model; raises GeneratorUnavailable whenever there is none."""
         if self.base_url is None and self._client is None:
             raise GeneratorUnavailable("no LLM base URL configured (ASK_ENGINE_LLM_BASE_URL)")
+        if not task.query.strip():
+            # Nothing to answer: a model would only invent a question. The extractive path asks for one.
+            raise GeneratorUnavailable("no question to answer")
         prompt = build_prompt(
             task,
             max_sentences=self.settings.max_answer_sentences,

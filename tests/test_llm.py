@@ -243,6 +243,11 @@ def test_an_echoed_placeholder_or_a_bare_yes_no_is_unavailable(answer: str) -> N
         build_draft(parse_reply(json.dumps({"answer": answer, "citations": [1]})), _task())
 
 
+def test_answer_labels_and_stray_leading_punctuation_are_removed_from_every_sentence() -> None:
+    draft = build_draft(Reply(answer="Gift wrap is €3 [3]. The answer is: , it includes a card [3]."), _task())
+    assert [s.text for s in draft.sentences] == ["Gift wrap is €3.", "it includes a card."]
+
+
 def test_reply_cut_off_by_max_tokens_keeps_its_finished_sentences() -> None:
     reply = parse_reply('{"answer": "Unopened tins can be returned within 14 days [1]. Delivery ab', truncated=True)
     draft = build_draft(reply, _task())
@@ -285,12 +290,31 @@ def test_not_recorded_sentences_are_meta_and_the_draft_says_not_recorded() -> No
     assert draft.used_doc_ids == ()
 
 
-def test_a_not_recorded_sentence_that_goes_on_to_claim_something_is_checked_as_a_claim() -> None:
-    draft = build_draft(
-        Reply(answer="The shop has not recorded the tin size, but every tin holds 500 g of tea."), _task()
-    )
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The shop has not recorded the tin size, but every tin holds 500 g of tea.",
+        "The shop has not recorded, so we cannot provide refunds or returns.",
+        "The shop has not recorded a warranty and we do not offer one.",
+        "I couldn't find that; returns are free anyway.",
+    ],
+)
+def test_a_not_recorded_sentence_that_goes_on_to_claim_something_is_checked_as_a_claim(sentence: str) -> None:
+    draft = build_draft(Reply(answer=sentence), _task())
     assert [s.kind for s in draft.sentences] == ["claim"]
     assert draft.kind == "answer"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The shop has not recorded whether the tins are recyclable or not.",
+        "I couldn't find that in the shop's information.",
+        "The shop has not recorded the weight and size of the caddy.",
+    ],
+)
+def test_plain_not_recorded_sentences_are_meta(sentence: str) -> None:
+    assert [s.kind for s in build_draft(Reply(answer=sentence), _task()).sentences] == ["meta"]
 
 
 @pytest.mark.parametrize(
@@ -416,6 +440,18 @@ def test_connection_refused_on_a_closed_loopback_port_is_unavailable() -> None:
     generator = OpenAICompatibleGenerator(Settings(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_timeout_s=5))
     with pytest.raises(GeneratorUnavailable, match="cannot reach"):
         generator.generate(_task())
+
+
+def test_a_blank_question_is_not_sent_to_the_model() -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        calls.append(1)
+        return httpx2.Response(200, json=_completion("Gift wrap costs €3 per order [3]."))
+
+    with pytest.raises(GeneratorUnavailable, match="no question"):
+        _generator(handler).generate(_task(query="   "))
+    assert calls == []
 
 
 def test_generate_sends_settings_and_prompt_and_returns_a_cited_draft() -> None:
