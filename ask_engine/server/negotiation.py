@@ -404,18 +404,10 @@ class Negotiator:
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes:
+    from ask_engine.server.streams import read_capped
+
     too_big = NegotiationError("profile_malformed", f"The platform profile is larger than {limit} bytes.")
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_big
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise too_big
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return await read_capped(response.aiter_bytes(), response.headers.get("content-length"), limit, too_big)
 
 
 def _parse_profile(body: bytes) -> _Profile:

@@ -49,18 +49,10 @@ def base_url(request: Request, settings: Settings, prefix: str = "") -> str:
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused (invalid_input) past `limit` bytes without reading the rest."""
+    from ask_engine.server.streams import read_capped
+
     too_big = invalid_input("$", f"The request body is larger than {limit} bytes.")
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_big
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_big
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return await read_capped(request.stream(), request.headers.get("content-length"), limit, too_big)
 
 
 def _reject_constant(name: str) -> Any:
