@@ -300,6 +300,7 @@ class TurnResult:
     # What faithfulness is scored against: the evidence passages, then the other passages of the same documents
     # (a generator may state a recorded fact of a retrieved product from its fact sheet, not the retrieved passage).
     support_texts: list[str] = field(default_factory=list, repr=False)
+    support_subjects: list[str] = field(default_factory=list, repr=False)  # product title per text, "" otherwise
     latency_ms: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
     fallback: str | None = None
@@ -401,7 +402,8 @@ def score_turn(
 ) -> TurnResult:
     """Fill in every score of `result` from its answer, links, messages and evidence."""
     evidence_texts = result.support_texts or [e["text"] for e in result.evidence]
-    faith = scorer.score(result.answer, evidence_texts)
+    subjects = result.support_subjects if result.support_texts else None
+    faith = scorer.score(result.answer, evidence_texts, subjects)
     result.sentences = [
         {
             "sentence": s.sentence,
@@ -419,7 +421,9 @@ def score_turn(
     result.faithfulness = faithfulness_value(faith, expect.answerable)
     if raw_answer is not None:
         result.raw_answer = raw_answer
-        result.faithfulness_raw = faithfulness_value(scorer.score(raw_answer, evidence_texts), expect.answerable)
+        result.faithfulness_raw = faithfulness_value(
+            scorer.score(raw_answer, evidence_texts, subjects), expect.answerable
+        )
 
     text = f"{result.answer}\n{result.markdown}"
     result.facts_expected = len(expect.facts)
@@ -462,18 +466,25 @@ def faithfulness_value(faith: FaithfulnessResult, answerable: bool) -> float:
     return faith.score
 
 
-def _document_texts(engine: Engine, evidence: Sequence[Any]) -> list[str]:
+def _document_texts(engine: Engine, evidence: Sequence[Any]) -> tuple[list[str], list[str]]:
+    """The evidence texts and the other passages of the same documents, with each one's subject (see guard)."""
     texts = [ev.passage.text for ev in evidence]
+    subjects = [_subject(ev.passage) for ev in evidence]
     seen = {ev.passage.id for ev in evidence}
     passages_of = getattr(engine.index, "passages_of", None)
     if passages_of is None:
-        return texts
+        return texts, subjects
     for doc_id in dict.fromkeys(ev.passage.doc_id for ev in evidence):
         for passage in passages_of(doc_id):
             if passage.id not in seen:
                 seen.add(passage.id)
                 texts.append(passage.text)
-    return texts
+                subjects.append(_subject(passage))
+    return texts, subjects
+
+
+def _subject(passage: Any) -> str:
+    return str(passage.title) if passage.kind == "product" else ""
 
 
 def run_eval(
@@ -548,7 +559,7 @@ def run_eval(
                 for ev in trace.evidence
             ]
             result.evidence_docs = list(dict.fromkeys(ev.passage.doc_id for ev in trace.evidence))
-            result.support_texts = _document_texts(engine, trace.evidence)
+            result.support_texts, result.support_subjects = _document_texts(engine, trace.evidence)
             result.timings_ms = {k: round(v, 2) for k, v in trace.timings_ms.items()}
             result.fallback = trace.fallback
             result.draft_kind = trace.draft.kind if trace.draft else None
@@ -793,6 +804,7 @@ def _histogram(values: Sequence[float], bins: int = 12) -> list[dict[str, float]
 def _turn_json(t: TurnResult) -> dict[str, Any]:
     data = asdict(t)
     data.pop("support_texts", None)
+    data.pop("support_subjects", None)
     data["failures"] = t.failures
     return data
 

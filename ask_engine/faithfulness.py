@@ -509,6 +509,31 @@ def content_words(text: str) -> set[str]:
     return {_stem(w) for w in _words(text) if w not in _STOPWORDS and w not in _NEGATION_WORDS}
 
 
+def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
+    """Indices of the passages `sentence` may draw on, given each passage's subject (a product title, or "").
+
+    The products the sentence names are those whose title words it uses, unless another product's title matches a
+    strict superset of those words ("the men's Fellrunner" names "Fellrunner Trail Shoe - Men's", not the women's
+    one). When it names any, it may draw only on their passages and the non-product ones; otherwise on all.
+    """
+    everything = list(range(len(subjects)))
+    titles = {t for t in subjects if t}
+    if len(titles) < 2:
+        return everything
+    words = content_words(sentence)
+    matched = {t: words & content_words(t) for t in titles}
+    named = {t for t, m in matched.items() if m and not any(m < other for o, other in matched.items() if o != t)}
+    if not named or named == titles:
+        return everything
+    return [i for i, subject in enumerate(subjects) if not subject or subject in named]
+
+
+def _attributable(sentence: str, evidence: Sequence[str], subjects: Sequence[str] | None) -> list[str]:
+    if not subjects or len(subjects) != len(evidence):
+        return list(evidence)
+    return [evidence[i] for i in attributable(sentence, subjects)]
+
+
 # --------------------------------------------------------------------------------------------------
 # Negation and entities
 # --------------------------------------------------------------------------------------------------
@@ -840,20 +865,31 @@ class FaithfulnessScorer:
         available right now") and fixed phrases about the answer ("nothing was changed", "ask a question")."""
         return classify(sentence) != "claim"
 
-    def support(self, sentence: str, evidence: Sequence[str]) -> SentenceSupport:
-        """How well one sentence is supported by `evidence` (passages, split into sentences here, or sentences)."""
-        return self._support(sentence, self._prepare(evidence))
+    def support(self, sentence: str, evidence: Sequence[str], subjects: Sequence[str] | None = None) -> SentenceSupport:
+        """How well one sentence is supported by `evidence` (passages, split into sentences here, or sentences).
 
-    def score(self, answer: str, evidence: Sequence[str]) -> FaithfulnessResult:
+        `subjects`, one per passage: the product title for a product's passage, "" for any other. A sentence that
+        names one of those products may only draw on that product's passages (and the non-product ones): the
+        men's boot's answer must not borrow the women's boot's "Waterproof: no".
+        """
+        return self._support(sentence, self._prepare(_attributable(sentence, evidence, subjects)))
+
+    def score(self, answer: str, evidence: Sequence[str], subjects: Sequence[str] | None = None) -> FaithfulnessResult:
         """Score every sentence of `answer` against `evidence`; the score counts claim sentences only."""
-        return self.score_sentences(split_sentences(answer), evidence)
+        return self.score_sentences(split_sentences(answer), evidence, subjects)
 
-    def score_sentences(self, sentences: Sequence[str], evidence: Sequence[str]) -> FaithfulnessResult:
+    def score_sentences(
+        self, sentences: Sequence[str], evidence: Sequence[str], subjects: Sequence[str] | None = None
+    ) -> FaithfulnessResult:
         """As `score`, for an answer already split into sentences (a generator's draft)."""
         prepared = self._prepare(evidence)
         if self.embedder is not None and sentences:
             self._vectors(list(sentences))  # one batch for all answer sentences
-        results = tuple(self._support(s, prepared) for s in sentences)
+        results = tuple(
+            self._support(s, prepared if len(own) == len(evidence) else self._prepare(own))
+            for s in sentences
+            for own in [_attributable(s, evidence, subjects)]
+        )
         claims = [r for r in results if r.kind == "claim"]
         score = sum(r.supported for r in claims) / len(claims) if claims else 1.0
         refusal = not claims and any(r.kind == "refusal" for r in results)

@@ -22,9 +22,13 @@ evidence or a fixed template filled with a recorded value, verbatim. How it answ
    rows stay whole; FAQ questions and section headings are never quoted) and each is scored by a blend of
    embedding similarity to the question, similarity of its heading or FAQ question, content-word overlap, passage
    rank and answer-likeness (numbers and durations for "how long/how much"). The best one to three sentences are
-   kept in their original order, near-duplicates dropped, within ~450 characters, never cut mid-sentence.
+   kept in their original order, near-duplicates dropped, within ~450 characters, never cut mid-sentence. A
+   returns question about a kind of goods is answered by the policy's list entry naming them ("Items we cannot
+   take back: Candles that have been lit."); a bare "Yes." is quoted only for its own FAQ question.
 5. **No answer**: when nothing scores above the relevance floor, a fixed phrase says the shop's information does
-   not cover it and what the assistant can help with; no evidence text is shown.
+   not cover it and what the assistant can help with; no evidence text is shown. A name the evidence never
+   mentions ("Klarna"), or a two-word thing whose second word it never uses while it uses the first for something
+   else ("gift wrapping" against "gift cards"), is reported as not mentioned.
 6. **Untrusted text**: sentences that address an AI or try to instruct it are never quoted (`guard.is_injection`
    plus a few broader patterns); an instruction inside the question is dropped from it.
 7. **Conversation and compound questions**: "Is it waterproof, and can I return it?" is answered part by part;
@@ -46,6 +50,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +63,7 @@ from ask_engine.faithfulness import split_sentences
 from ask_engine.guard import is_injection
 from ask_engine.language import (
     CONCEPTS_BY_NAME,
+    Concept,
     Intent,
     content_stems,
     country_aliases,
@@ -128,6 +134,9 @@ RELATED_SEMANTIC = 0.20
 # An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
 FAQ_QUESTION_MATCH = 0.80
 FAQ_QUESTION_NEAR = 0.70
+# A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
+# this similarity; below it, a shared first word names a different thing ("gift wrapping" / "gift cards").
+COMPOUND_SAME = 0.70
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
 GUIDE_HEADING_SEMANTIC = 0.30
 # ...or, when the best sentence is another entry's answer, one this close and this much closer than that entry's.
@@ -138,8 +147,11 @@ POLICY_OVER_PRODUCT = 0.55
 
 # Keys whose facts are answered by the price/stock/options logic, not by attribute matching.
 _COMMERCE_KEYS = {"price", "sale", "availability", "compare_at_price", "sku", "barcode"}
-_IDENTITY_KEYS = {"vendor", "product_type", "tags"}
+_IDENTITY_KEYS = {"vendor", "product_type", "category", "tags"}
 _BOOLEAN_VALUES = {"yes": True, "true": True, "no": False, "false": False}
+# Second halves of compound attributes ("fragrance free", "dishwasher safe", "water resistant"): shared alone, they
+# do not make a fact the one asked about.
+_QUALIFIER_STEMS = content_stems("free safe proof resistant friendly compatible suitable certified approved based")
 _ADJECTIVE_END = re.compile(
     r"(?:proof|able|ible|free|safe|ant|ent|ive|ous|ic|al|ed|ful|less|ary|ory|ile|ish|y|an|ian)$", re.IGNORECASE
 )
@@ -172,6 +184,10 @@ _DURATION = re.compile(
     r"\b\d+(?:[-–]\d+)?\s*(?:working\s+|business\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?)\b"
 )
 _NUMBER = re.compile(r"\d")
+# "Yes." or "No, we don't." says nothing without its FAQ question.
+_BARE_YES_NO = re.compile(
+    r"^(?:yes|no)(?:,?\s+(?:we|you|it|they|i)\s+(?:do|does|can|are|is|will|have)(?:n't|\s+not)?)?\W*$", re.IGNORECASE
+)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 _CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bnoon\b|\bmidnight\b", re.I)
 _SELF_REFERENCE = re.compile(
@@ -180,6 +196,11 @@ _SELF_REFERENCE = re.compile(
 _MODAL = re.compile(r"\b(?:can|cannot|can't|may|must|could|able to|allowed|only)\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|unable|don't|doesn't|won't|except|excluding)\b", re.I)
 _RETURN_STEMS = content_stems("return returns refund refunds exchange exchanges")
+# Words of store processes, which name no goods ("can I return a gift card?" names gift cards).
+_PROCESS_STEMS = content_stems(
+    "return refund exchange send back ship deliver delivery post postage pay payment cancel track claim repair "
+    "collect buy order bought purchase purchased can could may allowed possible still"
+)
 _SHIP_WORDS = re.compile(r"\bship\w*|\bdeliver\w*|\bdestination\w*|\bpostage\b|\bcourier\b|\bdispatch\w*", re.I)
 _FUNCTION_WORDS = word_set(
     """
@@ -196,6 +217,9 @@ _COMMON_TITLE_STEMS = content_stems("men's women's kids' unisex pack set box pai
 _COMPARISON_STEMS = content_stems(
     "difference differences differ compare comparison versus vs better best which between"
 )
+_VAGUE_STEMS = content_stems("stuff something anything everything one ones lot bit kind sort way")
+# Verbs of "do you take / accept / offer X?": the question is about X alone.
+_OFFER_STEMS = content_stems("take accept use support offer have carry stock sell do")
 _CATALOGUE_STEMS = content_stems(
     "sell sells stock stocks carry carries offer offers have got range kind kinds sort type types any "
     "recommend suggest looking show best good which what"
@@ -387,7 +411,7 @@ class ExtractiveGenerator:
                 return self._no_answer(task, "the question held only instructions to the assistant")
             return self._empty(task)
         first = parse_query(query)
-        if not first.stems and not first.countries:
+        if not first.stems and not first.countries and not first.product_specific:
             return self._empty(task)  # greetings and thanks: invite a question
         # "Is this waterproof, and can I return it if it doesn't fit?" is two questions: each part is answered on
         # its own, in order, within the sentence budget.
@@ -421,7 +445,7 @@ class ExtractiveGenerator:
     def _answer(self, task: Task, question: str, *, guarded: bool = False) -> tuple[_Answer | None, list[str]]:
         """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection."""
         intent = parse_query(question)
-        if not intent.stems and not intent.countries:
+        if not intent.stems and not intent.countries and not intent.product_specific:
             return None, []
         work = _Work(
             task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
@@ -600,9 +624,13 @@ class ExtractiveGenerator:
         if len(targets) > 1:
             return self._compare(work, targets)
         doc = targets[0]
+        if not intent.options and _named_option(intent, doc):
+            # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
+            # its values, as "colours" and "sizes" do
+            intent = work.intent = replace(intent, options=True)
         answer = _Answer()
         answer.use(doc.id)
-        commerce = intent.price or intent.stock or intent.options or bool(intent.colours)
+        commerce = intent.price or intent.stock or intent.options or bool(intent.colours) or _asks_sku(intent)
         variant = _named_variant(task, doc)
         if variant is not None and not (intent.price or intent.stock):
             # "is this the long leg?" about a variant named by id: say which variant it is
@@ -730,6 +758,15 @@ class ExtractiveGenerator:
                 ),
             )
             answer.not_recorded = True
+        if _asks_sku(intent):
+            coded = [v for v in (variants or doc.variants) if v.sku][:4]
+            for v in coded:
+                which = "" if len(doc.variants) == 1 else f" in {v.title}"
+                answer.claim(
+                    f"The SKU of the {title}{which} is {v.sku}",
+                    cites,
+                    markdown=f"The SKU of the **{title}**{which} is {v.sku}",
+                )
         if variants and (intent.stock or named):
             _stock_sentences(answer, doc, variants, cites)
         elif intent.stock and not variants:
@@ -757,6 +794,15 @@ class ExtractiveGenerator:
                     cites,
                     markdown=f"The {label} of the **{title}** {verb} {listed}",
                 )
+            word = _OPTION_WORD.search(intent.lower)
+            if not options and word:
+                # one variant and no options: nothing to list, and silence would read as if the question was missed
+                asked_word = _plural_label(word.group(0))
+                answer.meta(
+                    phrase("not_recorded", subject="", predicate=f"any {asked_word} for the {title}"),
+                    markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
+                )
+                answer.not_recorded = not answer.sentences[:-1]
         answer.sentences = _dedupe_sentences(answer.sentences)
         return answer
 
@@ -880,7 +926,8 @@ class ExtractiveGenerator:
             words = content_stems(" ".join([doc.title, doc.product_type or "", " ".join(doc.tags)]))
             # most of what the buyer wants must be in the product's name, type or tags ("gift wrapping" is not a
             # gift card)
-            if (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55:
+            # "which of your products are vegan?" names no goods: every product recorded as vegan answers
+            if (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55 or (intent.concepts and not wanted):
                 keep.append(doc)
         if not keep:
             return None
@@ -952,7 +999,15 @@ class ExtractiveGenerator:
         # "these boots" names the product in view, which a policy does not mention: score on the rest of the words
         in_view = frozenset().union(*(_title_stems(d) | content_stems(d.product_type or "") for d in targets))
         _score(work, units, ignore=in_view)
-        ranked = sorted(units, key=lambda u: -u.score)
+        # A bare "Yes." answers its own FAQ question: unless that question is this one, quoting it would answer this
+        # one ("Do you offer click and collect?" - "Yes." from "Do you offer samples?")
+        ranked = [
+            u
+            for u in sorted(units, key=lambda u: -u.score)
+            if not (_BARE_YES_NO.match(u.text) and u.context.endswith("?") and u.context_semantic < FAQ_QUESTION_MATCH)
+        ]
+        if not ranked:
+            return None
         best = ranked[0]
         work.notes.append(
             f"best sentence score {best.score:.3f} (similarity {best.semantic:.3f}, "
@@ -966,30 +1021,51 @@ class ExtractiveGenerator:
         )
         if work.guarded:
             floor = MIN_RELEVANCE_GUARDED
-        if best.score < floor or max(best.semantic, best.context_semantic) < semantic_floor:
+        # A process question about a product in view is answered by the policy's entry naming the product's kind
+        # ("Candles that have been lit" under "Items we cannot take back"), however the question is worded.
+        specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
+        if (specific is None or not targets) and (
+            best.score < floor or max(best.semantic, best.context_semantic) < semantic_floor
+        ):
             return None
-        if _query_names(intent.text) and not best.plain_overlap and best.semantic < 0.6:
-            # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked
+        # a sentence or FAQ question that plainly answers is not second-guessed
+        plainly = best.semantic >= 0.6 or best.context_semantic >= FAQ_QUESTION_MATCH
+        compounds = [] if plainly else _absent_compounds(work, units)
+        if compounds:
+            # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
+            answer = _Answer(not_recorded=True)
+            answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
+            work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
+            return answer
+        names = _query_names(intent.text)
+        if names and not best.plain_overlap and best.semantic < 0.6 and intent.stems - names - _OFFER_STEMS:
+            # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
+            # take Bancontact?" asks about nothing but the name, so a sentence naming it answers
             return None
         key = _key_word(units, intent, ignore=in_view)
-        if key and best.semantic < 0.6 and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3]):
+        if (
+            key
+            and specific is None
+            and best.semantic < 0.6
+            and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3])
+        ):
             # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
             work.notes.append(f"the best sentences do not mention {key!r}")
             return None
         if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5):
             return None
-        faq = None if absent else self._faq_answer(units, best, targets)
-        if faq is not None:
-            return faq
-        specific = _kind_rule(ranked, best, targets) if intent.policy else None
         if specific is not None:
             # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't
-            # take back", for a bag of beans) is the rule for this product; the general rule would mislead.
+            # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
+            # selling such goods, would mislead.
             answer = _Answer()
-            _quote(answer, specific)
+            _quote(answer, specific, lead="" if _bare_item(specific) else _heading_lead(specific))
             for doc in targets:
                 answer.use(doc.id)
             return answer
+        faq = None if absent else self._faq_answer(units, best, targets)
+        if faq is not None:
+            return faq
         chosen = [best]
         for u in ranked[1:]:
             if len(chosen) >= 3:
@@ -1281,7 +1357,12 @@ def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact
     scored: list[tuple[float, Fact]] = []
     for fact, sim in zip(candidates, sims, strict=True):
         label_words = content_stems(f"{fact.label} {fact.key.replace('_', ' ')}")
-        overlap = len(asked & label_words)
+        shared = asked & label_words
+        if shared <= _QUALIFIER_STEMS and label_words - _QUALIFIER_STEMS:
+            shared = frozenset()  # "cruelty-free" is not "fragrance free": the word saying what is free must match
+        overlap = len(shared)
+        if not overlap and work.intent.yes_no and _is_boolean(fact) is not None:
+            continue  # "is it cruelty-free?" is not answered "yes" by "Vegan: yes", however close the two read
         if (overlap and sim >= FACT_SEMANTIC_WITH_WORD) or sim >= FACT_SEMANTIC:
             scored.append((float(sim) + 0.2 * overlap, fact))
     scored.sort(key=lambda x: -x[0])
@@ -1313,20 +1394,29 @@ def _match_description(work: _Work, doc: Document, asked: frozenset[str]) -> lis
     sentences = [s for s in split_sentences(doc.body) if not _is_untrusted(s) and len(s) > 3]
     if not sentences:
         return []
-    cues = [cue for n in work.intent.concepts for cue in CONCEPTS_BY_NAME[n].cues]
+    concepts = [CONCEPTS_BY_NAME[n] for n in work.intent.concepts]
+    cues = [cue for c in concepts for cue in c.cues]
     sims = work.similarity(sentences, probe=_attribute_probe(work.intent, doc))
     scored: list[tuple[float, str]] = []
     for text, sim in zip(sentences, sims, strict=True):
         low = text.lower()
         words = content_stems(text)
         overlap = len(asked & words)
-        cue = any(re.search(c, low) for c in cues)
+        cue = any(_addresses(low, c, work.intent.lower) for c in concepts)
         if cues and not cue:
             continue  # "is it vegan?" is answered by a sentence about being vegan, not one sharing "sun cream"
         if cue or (overlap and sim >= DESCRIPTION_SEMANTIC_WITH_WORD) or sim >= DESCRIPTION_SEMANTIC:
             scored.append((float(sim) + 0.2 * overlap + (0.3 if cue else 0.0), text))
     scored.sort(key=lambda x: -x[0])
     return [t for _, t in scored[:1]]
+
+
+def _addresses(text: str, concept: Concept, query: str) -> bool:
+    """True when a description sentence speaks of the concept asked about: by its name, or by a cue the question
+    itself used ("grips on wet grass" does not say whether a shoe is waterproof; it answers "is it good when wet?")."""
+    if any(word and word.lower() in text for word in (concept.name, concept.adjective)):
+        return True
+    return any(re.search(cue, text) and re.search(cue, query) for cue in concept.cues)
 
 
 def _related_facts(work: _Work, doc: Document) -> list[Fact]:
@@ -1440,7 +1530,13 @@ def _fact_sentence(
         or len(value.split()) > 14
         or (value[:1].isupper() and len(value.split()) > 3 and not value.split()[0].isupper())
     )
-    if not sentence_like and words and words <= content_stems(value) and re.match(r"^[\dA-Za-z]", value):
+    if (
+        not sentence_like
+        and words
+        and words <= content_stems(value)
+        and re.match(r"^[\dA-Za-z]", value)
+        and not re.match(r"^(?:all|any|every|each|most|both|some|many)\b", value, re.I)  # "has an All skin types"
+    ):
         # "2-year manufacturer's warranty against defects" already says what it is
         article = "" if re.match(r"^(?:a|an|the|one|no)\b", value, re.I) else _a(value) + " "
         verb = "have" if plural else "has"
@@ -1541,6 +1637,8 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
                 rest = f"{wh} {subject} {aux} {verb}{tail}"
     if rest is None or _NUMBER.search(rest) or len(rest) > 120:
         return None
+    if re.search(r"\bit\b", rest.replace(subject, "")):
+        return None  # the product's name was read as part of something else ("what is the SKU of the large it")
     # the question's own words must not smuggle in the product name twice or any instruction
     if _is_untrusted(rest):
         return None
@@ -1582,6 +1680,21 @@ def _options(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
             if value not in found[name]:
                 found[name].append(value)
     return [(k, tuple(v)) for k, v in found.items()]
+
+
+_OPTION_WORD = re.compile(
+    r"\b(?:colou?rs?|sizes?|shades?|flavou?rs?|styles?|scents?|options?|variants?|versions?|finish(?:es)?)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_sku(intent: Intent) -> bool:
+    return bool(re.search(r"\bskus?\b|\bstock[- ]keeping unit\b", intent.lower))
+
+
+def _named_option(intent: Intent, doc: Document) -> bool:
+    """True when the question names one of the product's options by its name ("scents", "finishes")."""
+    return any(content_stems(name) & intent.stems for name, values in _options(doc) if len(values) > 1)
 
 
 def _is_colour_option(name: str) -> bool:
@@ -1813,23 +1926,94 @@ def _absent_names(text: str, task: Task) -> list[str]:
     return absent
 
 
+def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
+    """Two-word things the question asks about ("gift wrapping") whose second word the evidence never uses, while
+    it uses the first only in a different thing ("gift cards") that does not read as the same one."""
+    task = work.task
+    haystack = " ".join(
+        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
+    )
+    known = content_stems(haystack)
+    # process verbs ("return stuff") and vague nouns name no thing
+    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
+    words = re.findall(r"[a-z][a-z'’-]*", work.intent.lower)
+    # the shop names its things in headings, FAQ questions, titles and list lines, not in running prose ("leave the
+    # same day" names nothing)
+    names = {u.context for u in units} | {u.text for u in units if len(u.text.split()) <= 6}
+    names |= {d.title for d in task.documents.values()}
+    evidence_words = [re.findall(r"[a-z][a-z'’-]*", text.lower()) for text in names]
+    found: list[str] = []
+    for first, second in pairwise(words):
+        head, modifier = content_stems(second), content_stems(first)
+        if not head or not modifier or head & ignore or modifier & ignore or head & known or not modifier <= known:
+            continue
+        rivals = {
+            f"{a} {b}"
+            for sentence in evidence_words
+            for a, b in pairwise(sentence)
+            if content_stems(a) == modifier and content_stems(b) and not content_stems(b) & ignore
+        }
+        if not rivals:
+            continue
+        asked = f"{first} {second}"
+        if float(np.max(work.similarity(sorted(rivals), probe=asked))) < COMPOUND_SAME:
+            found.append(asked)
+    return found
+
+
 def _kind_stems(doc: Document) -> frozenset[str]:
     """Words that name a product or its kind in merchant text: its product type and its distinctive title words."""
     return (content_stems(doc.product_type or "") | _title_stems(doc)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS
 
 
-def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document]) -> _Unit | None:
-    """The best-ranked list entry of the best sentence's policy that names the kind of a product in view, if any."""
-    if not targets or best.evidence.passage.kind == "product":
+def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:
+    """The best-ranked list entry of the best sentence's policy that names the kind of a product in view, or with
+    no product in view every kind of goods the question names ("can I return a gift card?"), if any."""
+    if best.evidence.passage.kind == "product":
         return None
     kinds = frozenset().union(*(_kind_stems(d) | _tag_stems(d) for d in targets))
+    asked = intent.stems - _PROCESS_STEMS - _GENERIC_QUERY_STEMS - _OFFER_STEMS
+    if not targets and not asked:
+        return None
+    returns = bool(intent.stems & _RETURN_STEMS)
     for u in ranked:
-        same_doc = u.evidence.passage.doc_id == best.evidence.passage.doc_id
-        # only a list entry naming kinds of goods ("Gift cards."): a full sentence that mentions the kind in passing
-        # ("mud on boot soles") is a condition, not the rule for every such product
-        if same_doc and _bare_item(u) and kinds & content_stems(u.text):
+        # the refund policy's list is the rule for a returns question, even when an FAQ entry about the goods scores
+        # higher ("Do you sell gift cards?" for "can I return a gift card?")
+        same_doc = u.evidence.passage.doc_id == best.evidence.passage.doc_id or (
+            returns and u.evidence.passage.link_type == "refund_policy"
+        )
+        # only a list entry naming kinds of goods ("Gift cards.", "Candles that have been lit."): a full sentence
+        # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
+        if not same_doc or not (_bare_item(u) or _kind_item(u)):
+            continue
+        words = content_stems(u.text)
+        # with no product in view, only a returns question reads its goods against the policy's list
+        if (kinds & words) if targets else (returns and asked <= words):
             return u
     return None
+
+
+# Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
+_RULE_WORDS = re.compile(
+    r"\b(?:we|you|your|our|i|they|it|must|should|can|cannot|can't|will|won't|may|need|needs|please|if|when|unless|"
+    r"is|are)\b",
+    re.IGNORECASE,
+)
+
+
+def _kind_item(unit: _Unit) -> bool:
+    """A list entry under a section heading that names goods with a qualifier ("Opened or used skincare, for
+    hygiene reasons", "Candles that have been lit"): read with its heading, it is the rule for those goods."""
+    context = unit.context.strip()
+    if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
+        return False
+    if unit.doc is not None and context.lower() == unit.doc.title.lower():
+        return False
+    return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
+
+
+def _heading_lead(unit: _Unit) -> str:
+    return f"{unit.context.strip().rstrip(':.')}: "
 
 
 def _tag_stems(doc: Document) -> frozenset[str]:

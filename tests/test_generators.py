@@ -705,6 +705,18 @@ def test_a_name_alone_does_not_make_a_sentence_relevant(generator: ExtractiveGen
     assert draft.kind == "no_answer", draft.plain
 
 
+def test_a_description_sentence_merely_near_the_attribute_does_not_answer_it(
+    generator: ExtractiveGenerator, sample: Shop
+) -> None:
+    fellrunner = "product:gid://fjordandfell/Product/7001032"  # its description: "lugs bite into mud and wet grass"
+    draft = generator.generate(sample.task("Are the men's Fellrunners waterproof?", [fellrunner]))
+    assert draft.kind == "not_recorded", draft.plain
+    assert "wet grass" not in draft.plain
+    # the question's own words still find the sentence
+    draft = generator.generate(sample.task("Do the men's Fellrunners grip on wet grass?", [fellrunner]))
+    assert "wet grass" in draft.plain, draft.plain
+
+
 def test_unidentified_this_is_never_answered_from_another_product(generator: ExtractiveGenerator, sample: Shop) -> None:
     task = sample.task("Is this in stock?", [SKIDDAW, TARN])
     assert generator.generate(task).kind == "no_answer"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ask_engine.faithfulness import FaithfulnessScorer
+from ask_engine.faithfulness import FaithfulnessScorer, attributable
 from ask_engine.guard import (
     answers_something,
     detect_operation,
@@ -314,6 +314,55 @@ def test_grounding_checks_meta_sentences_for_numbers_only(scorer: FaithfulnessSc
     kept, removed = ground(draft, task, scorer)
     assert [s.text for s in kept.sentences] == ["The shop has not recorded whether it is waterproof."]
     assert [s.text for s in removed] == ["Nothing was changed, and your 25% code was noted."]
+
+
+def _product_evidence(number: int, title: str, text: str, kind: str = "product") -> Evidence:
+    passage = Passage(
+        id=f"p{number}#0",
+        doc_id=f"p{number}",
+        text=text,
+        title=title,
+        url="https://shop.example/x",
+        kind=kind,  # type: ignore[arg-type]
+        link_type=kind,
+    )
+    return Evidence(number, passage, 0.8)
+
+
+def test_a_sentence_naming_one_product_may_not_borrow_another_products_fact(scorer: FaithfulnessScorer) -> None:
+    evidence = (
+        _product_evidence(1, "Ridge Shoe - Men's", "Ridge Shoe - Men's.\nPrice: €95.00."),
+        _product_evidence(
+            2, "Ridge Trail Shoe - Women's", "Ridge Trail Shoe - Women's.\nWaterproof: no.\nUpper: mesh."
+        ),
+        _product_evidence(3, "Returns", "Unworn shoes can be returned within 30 days.", kind="policy"),
+    )
+    task = Task(query="Are the men's Ridge shoes waterproof?", evidence=evidence, documents={}, resolution=Resolution())
+    draft = Draft(
+        sentences=(
+            Sentence("The men's Ridge Shoe has a breathable mesh upper and is not waterproof.", cites=(2,)),
+            Sentence("The women's Ridge Shoe has a breathable mesh upper and is not waterproof.", cites=(2,)),
+            Sentence("The men's Ridge Shoe costs €95.00.", cites=(1,)),
+            Sentence("Unworn men's shoes can be returned within 30 days.", cites=(3,)),
+        ),
+        generator="openai",
+    )
+    kept, removed = ground(draft, task, scorer)
+    assert [s.text for s in removed] == ["The men's Ridge Shoe has a breathable mesh upper and is not waterproof."]
+    # without the product attribution the women's line would have supported it
+    assert scorer.support(removed[0].text, [evidence[1].passage.text]).supported
+    assert len(kept.sentences) == 3
+
+
+def test_a_sentence_naming_no_product_in_particular_may_use_any_product(scorer: FaithfulnessScorer) -> None:
+    subjects = ["Ridge Trail Shoe - Men's", "Ridge Trail Shoe - Women's", ""]
+    assert attributable("The Ridge Trail Shoe is not waterproof.", subjects) == [0, 1, 2]
+    assert attributable("The women's Ridge is not waterproof.", subjects) == [1, 2]
+    assert attributable("Both the men's and the women's have mesh uppers.", subjects) == [0, 1, 2]
+    assert attributable("Anything", ["Only One Product", ""]) == [0, 1]
+    # "men's" is in several titles: the product matching the most of the sentence's title words is the one named
+    three = ["Fell Shoe - Men's", "Fell Shoe - Women's", "Skye Jacket - Men's", ""]
+    assert attributable("No, the men's Fell shoes are not waterproof.", three) == [0, 3]
 
 
 def test_a_draft_left_with_only_meta_sentences_no_longer_answers() -> None:

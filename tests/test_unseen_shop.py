@@ -13,8 +13,8 @@ import pytest
 
 from ask_engine.conversations import SqliteStore
 from ask_engine.engine import Engine
-from ask_engine.indexer import build_index
 from ask_engine.models import schema_errors
+from tests.shop_helpers import Asker, build_inline_shop, codes, plain
 
 BASE = "https://copperkettle.example"
 PROP65 = (
@@ -325,14 +325,7 @@ CLAIMS_CHANGE = re.compile(
 
 @pytest.fixture(scope="module")
 def shop_index(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
-    shop = tmp_path_factory.mktemp("unseen") / "copper-kettle"
-    for name, text in FILES.items():
-        path = shop / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    out = shop.parent / "index"
-    build_index(shop, out, embedder=embedder, progress=False)
-    return out
+    return build_inline_shop(tmp_path_factory.mktemp("unseen") / "copper-kettle", FILES, embedder)
 
 
 @pytest.fixture(scope="module")
@@ -342,37 +335,9 @@ def shop_engine(shop_index: Path, embedder: Any) -> Iterator[Engine]:
     eng.close()
 
 
-_CACHE: dict[str, dict[str, Any]] = {}
-
-
 @pytest.fixture(scope="module")
-def ask(shop_engine: Engine) -> Iterator[Any]:
-    """Ask once per distinct request; every response is checked against the spec's schema before use."""
-
-    def _ask(query: str, ids: list[str] | None = None, **context: str) -> dict[str, Any]:
-        request: dict[str, Any] = {"query": query}
-        if ids:
-            request["ids"] = ids
-        if context:
-            request["context"] = context
-        key = json.dumps(request, sort_keys=True)
-        if key not in _CACHE:
-            data = shop_engine.ask(request, asker="unseen-shop-test").to_json()
-            assert schema_errors("ask_response", data) == [], (request, data)
-            assert data["answer"]["plain"].strip(), request
-            _CACHE[key] = data
-        return _CACHE[key]
-
-    yield _ask
-    _CACHE.clear()
-
-
-def plain(data: dict[str, Any]) -> str:
-    return str(data["answer"]["plain"])
-
-
-def codes(data: dict[str, Any], code: str) -> list[dict[str, Any]]:
-    return [m for m in data.get("messages") or [] if m.get("code") == code]
+def ask(shop_engine: Engine) -> Asker:
+    return Asker(shop_engine, "unseen-shop-test")
 
 
 def product_links(data: dict[str, Any]) -> list[dict[str, Any]]:

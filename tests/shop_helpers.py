@@ -1,0 +1,54 @@
+"""Shared by the unseen-shop tests: write an inline shop, index it, and ask it through the public Engine."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ask_engine.engine import Engine
+from ask_engine.indexer import build_index
+from ask_engine.models import schema_errors
+
+
+def build_inline_shop(folder: Path, files: Mapping[str, str], embedder: Any) -> Path:
+    """Write `files` (relative path → text) under `folder`, index the shop beside it and return the index folder."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    out = folder.parent / "index"
+    build_index(folder, out, embedder=embedder, progress=False)
+    return out
+
+
+class Asker:
+    """Asks once per distinct request; every response is checked against the spec's schema before use."""
+
+    def __init__(self, engine: Engine, asker: str) -> None:
+        self.engine = engine
+        self.asker = asker
+        self._cache: dict[str, dict[str, Any]] = {}
+
+    def __call__(self, query: str, ids: list[str] | None = None, **context: str) -> dict[str, Any]:
+        request: dict[str, Any] = {"query": query}
+        if ids:
+            request["ids"] = ids
+        if context:
+            request["context"] = context
+        key = json.dumps(request, sort_keys=True)
+        if key not in self._cache:
+            data = self.engine.ask(request, asker=self.asker).to_json()
+            assert schema_errors("ask_response", data) == [], (request, data)
+            assert data["answer"]["plain"].strip(), request
+            self._cache[key] = data
+        return self._cache[key]
+
+
+def plain(data: dict[str, Any]) -> str:
+    return str(data["answer"]["plain"])
+
+
+def codes(data: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [m for m in data.get("messages") or [] if m.get("code") == code]
