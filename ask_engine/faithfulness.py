@@ -512,9 +512,10 @@ def content_words(text: str) -> set[str]:
 def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
     """Indices of the passages `sentence` may draw on, given each passage's subject (a product title, or "").
 
-    The products the sentence names are those whose title words it uses, unless another product's title matches a
-    strict superset of those words ("the men's Fellrunner" names "Fellrunner Trail Shoe - Men's", not the women's
-    one). When it names any, it may draw only on their passages and the non-product ones; otherwise on all.
+    A product whose title the sentence only partly names, while it names more of another's ("the men's Fellrunner"
+    against "Fellrunner Trail Shoe - Women's" and "Fellrunner Trail Shoe - Men's"), is not what the sentence is
+    about: its passages are left out. Products the sentence does not name at all stay (a sentence need not repeat
+    its product's name), as do the non-product passages.
     """
     everything = list(range(len(subjects)))
     titles = {t for t in subjects if t}
@@ -522,10 +523,10 @@ def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
         return everything
     words = content_words(sentence)
     matched = {t: words & content_words(t) for t in titles}
-    named = {t for t, m in matched.items() if m and not any(m < other for o, other in matched.items() if o != t)}
-    if not named or named == titles:
+    outranked = {t for t, m in matched.items() if m and any(m < other for o, other in matched.items() if o != t)}
+    if not outranked:
         return everything
-    return [i for i, subject in enumerate(subjects) if not subject or subject in named]
+    return [i for i, subject in enumerate(subjects) if subject not in outranked]
 
 
 def _attributable(sentence: str, evidence: Sequence[str], subjects: Sequence[str] | None) -> list[str]:

@@ -360,6 +360,8 @@ def test_a_sentence_naming_no_product_in_particular_may_use_any_product(scorer: 
     assert attributable("The women's Ridge is not waterproof.", subjects) == [1, 2]
     assert attributable("Both the men's and the women's have mesh uppers.", subjects) == [0, 1, 2]
     assert attributable("Anything", ["Only One Product", ""]) == [0, 1]
+    # a sentence that does not name its product keeps every product, even one whose title shares a word with it
+    assert attributable("Ingredients: peanuts, raisins and almonds.", ["Trail Mix", "Peanut Bar", ""]) == [0, 1, 2]
     # "men's" is in several titles: the product matching the most of the sentence's title words is the one named
     three = ["Fell Shoe - Men's", "Fell Shoe - Women's", "Skye Jacket - Men's", ""]
     assert attributable("No, the men's Fell shoes are not waterproof.", three) == [0, 3]
