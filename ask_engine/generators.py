@@ -1951,7 +1951,7 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
             f"{a} {b}"
             for sentence in evidence_words
             for a, b in pairwise(sentence)
-            if content_stems(a) == modifier and content_stems(b) and not content_stems(b) & ignore
+            if content_stems(a) == modifier and content_stems(b)
         }
         if not rivals:
             continue
@@ -2135,7 +2135,9 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
         if heading_names and not heading_names & context_words:
             bonus -= 0.15
         if intent.overview_policy and (_DURATION.search(u.text) or _MODAL.search(u.text)):
-            bonus += 0.06  # "what's your returns policy?" is answered by its rules: who can do what, within when
+            # "what's your returns policy?" is answered by its rules: who can do what, within when; a rule that says
+            # both (who may, and by when) is the policy's core, not a step of its procedure
+            bonus += 0.12 if _DURATION.search(u.text) and _MODAL.search(u.text) else 0.06
         if intent.asks_time and _CLOCK.search(u.text):
             bonus += 0.08
         if intent.asks_duration and _DURATION.search(u.text):

@@ -624,6 +624,7 @@ def test_shipping_answer_without_a_country_falls_back_to_sentence_selection(
         ("Can I return sale items?", "14 days of delivery"),
         ("How long do refunds take to appear?", "5-10 working days"),
         ("What happens if my order arrives damaged?", "within 7 days of delivery"),
+        ("What's your returns policy?", "within 30 days of delivery"),
     ],
 )
 def test_policy_question_quotes_the_sentence_that_answers(
@@ -703,6 +704,14 @@ def test_a_name_alone_does_not_make_a_sentence_relevant(generator: ExtractiveGen
         sample.task("What's the weather like in Keswick this weekend?", ["page:store-locations"])
     )
     assert draft.kind == "no_answer", draft.plain
+
+
+def test_a_thing_the_shop_names_with_a_generic_word_is_not_reported_missing(
+    generator: ExtractiveGenerator, sample: Shop
+) -> None:
+    # "privacy rules" is the shop's "Privacy Policy": not a thing the shop never mentions
+    draft = generator.generate(sample.task("What are your privacy rules?", ["policy:privacy_policy"]))
+    assert "couldn't find" not in draft.plain, draft.plain
 
 
 def test_a_description_sentence_merely_near_the_attribute_does_not_answer_it(
