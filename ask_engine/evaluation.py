@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ask_engine.errors import AskEngineError
-from ask_engine.faithfulness import FaithfulnessResult, FaithfulnessScorer
+from ask_engine.faithfulness import FaithfulnessResult, FaithfulnessScorer, passage_subject
 
 if TYPE_CHECKING:
     from ask_engine.config import Settings
@@ -469,7 +469,7 @@ def faithfulness_value(faith: FaithfulnessResult, answerable: bool) -> float:
 def _document_texts(engine: Engine, evidence: Sequence[Any]) -> tuple[list[str], list[str]]:
     """The evidence texts and the other passages of the same documents, with each one's subject (see guard)."""
     texts = [ev.passage.text for ev in evidence]
-    subjects = [_subject(ev.passage) for ev in evidence]
+    subjects = [passage_subject(ev.passage) for ev in evidence]
     seen = {ev.passage.id for ev in evidence}
     passages_of = getattr(engine.index, "passages_of", None)
     if passages_of is None:
@@ -479,12 +479,8 @@ def _document_texts(engine: Engine, evidence: Sequence[Any]) -> tuple[list[str],
             if passage.id not in seen:
                 seen.add(passage.id)
                 texts.append(passage.text)
-                subjects.append(_subject(passage))
+                subjects.append(passage_subject(passage))
     return texts, subjects
-
-
-def _subject(passage: Any) -> str:
-    return str(passage.title) if passage.kind == "product" else ""
 
 
 def run_eval(

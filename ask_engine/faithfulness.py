@@ -28,6 +28,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ask_engine.protocols import Embedder
+    from ask_engine.types import Passage
 
 SentenceKind = Literal["claim", "refusal", "meta"]
 
@@ -509,6 +510,11 @@ def content_words(text: str) -> set[str]:
     return {_stem(w) for w in _words(text) if w not in _STOPWORDS and w not in _NEGATION_WORDS}
 
 
+def passage_subject(passage: Passage) -> str:
+    """What a passage is about for `attributable`: the product's title for a product's passage, else ""."""
+    return passage.title if passage.kind == "product" else ""
+
+
 def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
     """Indices of the passages `sentence` may draw on, given each passage's subject (a product title, or "").
 
@@ -866,17 +872,16 @@ class FaithfulnessScorer:
         available right now") and fixed phrases about the answer ("nothing was changed", "ask a question")."""
         return classify(sentence) != "claim"
 
-    def support(self, sentence: str, evidence: Sequence[str], subjects: Sequence[str] | None = None) -> SentenceSupport:
-        """How well one sentence is supported by `evidence` (passages, split into sentences here, or sentences).
-
-        `subjects`, one per passage: the product title for a product's passage, "" for any other. A sentence that
-        names one of those products may only draw on that product's passages (and the non-product ones): the
-        men's boot's answer must not borrow the women's boot's "Waterproof: no".
-        """
-        return self._support(sentence, self._prepare(_attributable(sentence, evidence, subjects)))
+    def support(self, sentence: str, evidence: Sequence[str]) -> SentenceSupport:
+        """How well one sentence is supported by `evidence` (passages, split into sentences here, or sentences)."""
+        return self._support(sentence, self._prepare(evidence))
 
     def score(self, answer: str, evidence: Sequence[str], subjects: Sequence[str] | None = None) -> FaithfulnessResult:
-        """Score every sentence of `answer` against `evidence`; the score counts claim sentences only."""
+        """Score every sentence of `answer` against `evidence`; the score counts claim sentences only.
+
+        `subjects`, one per passage (`passage_subject`), lets a sentence that names one product draw only on that
+        product's passages and the non-product ones (`attributable`), as the grounding guard does.
+        """
         return self.score_sentences(split_sentences(answer), evidence, subjects)
 
     def score_sentences(

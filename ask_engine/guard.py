@@ -535,22 +535,18 @@ def _figures_supported(sentence: str, sources: Sequence[str]) -> bool:
     return all(token in available or _CURRENCY_MARK.sub("", token) in bare for token in needed)
 
 
-def evidence_subject(evidence: Evidence) -> str:
-    """The product a passage is about (its title), or "" for a policy, page or FAQ passage."""
-    return evidence.passage.title if evidence.passage.kind == "product" else ""
-
-
 def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tuple[Sentence, ...]]:
     """Keep only the sentences the evidence supports; returns the kept draft and the removed sentences.
 
     A claim must be supported by the evidence it cites, or failing that by any of the task's evidence; a meta
     sentence (a fixed phrase about the answer) is checked only for the numbers and codes it states.
     """
-    from ask_engine.faithfulness import attributable
+    from ask_engine.faithfulness import attributable, passage_subject
 
     by_number = {ev.number: ev.passage.text for ev in task.evidence}
+    numbers = list(by_number)
     everything = list(by_number.values())
-    subjects = [evidence_subject(ev) for ev in task.evidence]
+    subjects = [passage_subject(ev.passage) for ev in task.evidence]
     kept: list[Sentence] = []
     removed: list[Sentence] = []
     for sentence in draft.sentences:
@@ -561,7 +557,6 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
             ok = _figures_supported(sentence.text, [*everything, task.query])
         else:
             # a sentence naming one product may not borrow another product's facts
-            numbers = list(by_number)
             allowed = {numbers[i] for i in attributable(sentence.text, subjects)}
             cited = [by_number[n] for n in sentence.cites if n in allowed]
             ok = bool(cited) and scorer.support(sentence.text, cited).supported

@@ -50,5 +50,9 @@ def plain(data: dict[str, Any]) -> str:
     return str(data["answer"]["plain"])
 
 
+def product_links(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [link for link in data.get("links") or [] if link["type"] == "product"]
+
+
 def codes(data: dict[str, Any], code: str) -> list[dict[str, Any]]:
     return [m for m in data.get("messages") or [] if m.get("code") == code]

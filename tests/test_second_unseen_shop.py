@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ask_engine.engine import Engine
-from tests.shop_helpers import Asker, build_inline_shop, codes, plain
+from tests.shop_helpers import Asker, build_inline_shop, codes, plain, product_links
 
 BASE = "https://lumenandmoss.example"
 NS = "lumenmoss"
@@ -419,10 +419,6 @@ def ask(shop_engine: Engine) -> Asker:
 
 def disclosures(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in data.get("messages") or [] if m.get("presentation") == "disclosure"]
-
-
-def product_links(data: dict[str, Any]) -> list[dict[str, Any]]:
-    return [link for link in data.get("links") or [] if link["type"] == "product"]
 
 
 def links_to(data: dict[str, Any], product: str) -> bool:

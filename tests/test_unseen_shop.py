@@ -14,7 +14,7 @@ import pytest
 from ask_engine.conversations import SqliteStore
 from ask_engine.engine import Engine
 from ask_engine.models import schema_errors
-from tests.shop_helpers import Asker, build_inline_shop, codes, plain
+from tests.shop_helpers import Asker, build_inline_shop, codes, plain, product_links
 
 BASE = "https://copperkettle.example"
 PROP65 = (
@@ -338,10 +338,6 @@ def shop_engine(shop_index: Path, embedder: Any) -> Iterator[Engine]:
 @pytest.fixture(scope="module")
 def ask(shop_engine: Engine) -> Asker:
     return Asker(shop_engine, "unseen-shop-test")
-
-
-def product_links(data: dict[str, Any]) -> list[dict[str, Any]]:
-    return [link for link in data.get("links") or [] if link["type"] == "product"]
 
 
 def links_to(data: dict[str, Any], gid: str) -> bool:
