@@ -39,6 +39,7 @@ from ask_engine.indexes import (
     MANIFEST,
     PASSAGES,
     VERSIONS,
+    integrity_problems,
     read_current,
     write_version,
 )
@@ -81,6 +82,7 @@ class _Live:
     texts: dict[str, str] | None = None  # passage id -> the text that was embedded
     embeddings: npt.NDArray[np.float32] | None = None
     reason: str | None = None
+    damaged: str | None = None  # what of the live version fails its checksums: it is rewritten, never kept
 
 
 def _now() -> datetime:
@@ -132,7 +134,11 @@ def _locked(out: Path) -> Iterator[None]:
 
 
 def _read_live(out: Path, embedder: Embedder) -> _Live:
-    """What of the live version an incremental build can use: its manifest, and its vectors if the model matches."""
+    """What of the live version an incremental build can use: its manifest, and its vectors if the model matches.
+
+    Nothing is taken on trust: a manifest that fails its own checksum counts as unreadable, and vectors are reused
+    only when embeddings.npy and passages.jsonl match the checksums the manifest recorded for them.
+    """
     try:
         name = read_current(out)
     except IndexError_ as exc:
@@ -146,12 +152,22 @@ def _read_live(out: Path, embedder: Embedder) -> _Live:
             raise ValueError(f"{MANIFEST} has no documents table")
     except (OSError, ValueError) as exc:
         return _Live(name=name, reason=f"the live version is unreadable ({type(exc).__name__}: {exc})")
-    live = _Live(name=name, manifest=manifest)
     if manifest.get("format_version") != FORMAT_VERSION:
-        live.reason = f"index format changed ({manifest.get('format_version')} → {FORMAT_VERSION})"
-        return live
+        return _Live(
+            name=name,
+            manifest=manifest,
+            reason=f"index format changed ({manifest.get('format_version')} → {FORMAT_VERSION})",
+        )
+    problems = integrity_problems(folder, manifest)
+    if problems and problems[0].startswith(MANIFEST):
+        return _Live(name=name, reason=f"the live version is damaged ({problems[0]})")
+    live = _Live(name=name, manifest=manifest, damaged="; ".join(problems) or None)
     if manifest.get("model") != embedder.name or manifest.get("dimension") != embedder.dimension:
         live.reason = f"embedding model changed ({manifest.get('model')} → {embedder.name})"
+        return live
+    vector_problems = [p for p in problems if p.startswith((PASSAGES, EMBEDDINGS))]
+    if vector_problems:
+        live.reason = f"the live version's vectors are damaged ({'; '.join(vector_problems)})"
         return live
     try:
         with (folder / PASSAGES).open(encoding="utf-8") as fh:
@@ -357,6 +373,9 @@ def _build_locked(
 ) -> BuildReport:
     live = _read_live(out, embedder)
     reason = "full rebuild requested" if full else live.reason
+    notices = list(warnings)
+    if live.damaged:
+        notices.append(f"the live version {live.name} was damaged ({live.damaged}); this build replaces it")
     old_docs: dict[str, Any] = live.manifest["documents"] if live.manifest else {}
 
     passages = [p for doc in documents for p in by_doc[doc.id]]
@@ -376,7 +395,13 @@ def _build_locked(
             unchanged += 1
     removed = len(old_docs.keys() - hashes.keys())
 
-    if live.name and live.manifest and not full and live.manifest.get("fingerprint") == fingerprint:
+    if (
+        live.name
+        and live.manifest
+        and not live.damaged
+        and not full
+        and live.manifest.get("fingerprint") == fingerprint
+    ):
         return BuildReport(
             version=live.name,
             documents=len(documents),
@@ -442,6 +467,7 @@ def _build_locked(
             "unchanged": unchanged,
             "embedded_passages": len(todo),
             "reembedded_all": reason,
+            "repaired": live.damaged,
         },
         "documents": {
             doc.id: {"kind": doc.kind, "hash": hashes[doc.id], "passages": [p.id for p in by_doc[doc.id]]}
@@ -494,7 +520,7 @@ def _build_locked(
         model=embedder.name,
         documents_by_kind=by_kind,
         reembedded_all=reason,
-        warnings=tuple(warnings),
+        warnings=tuple(notices),
     )
 
 

@@ -5,7 +5,9 @@ Index folder layout::
     <out>/CURRENT                             one line: the live version folder's name, swapped atomically (os.replace)
     <out>/.lock                               held (flock) by the `ask-engine index` run updating this folder
     <out>/versions/<build-id>/manifest.json   format_version, builder, model, dimension, created_at, build_seconds,
-                                              shop info, counts, per-document content hash + passage ids, fingerprint
+                                              shop info, counts, per-document content hash + passage ids, fingerprint,
+                                              `files`: size + blake2b of every other file of the version, and
+                                              `checksum`: blake2b of the manifest itself (canonical JSON, without it)
     <out>/versions/<build-id>/documents.jsonl Document.to_dict() per line, in catalogue order
     <out>/versions/<build-id>/passages.jsonl  Passage.to_dict() per line, in vector row order
     <out>/versions/<build-id>/vectors.faiss   faiss IndexFlatIP (inner product of normalised vectors = cosine, exact);
@@ -15,11 +17,13 @@ Index folder layout::
     <out>/versions/<build-id>/aliases.json    alias key -> {"doc_id": ..., "variant_gid": ... | null}
 
 Version folders are immutable once renamed into place; `ShopIndex.open` reads everything into memory, so an open
-index keeps answering after a rebuild swaps CURRENT and garbage-collects its folder.
+index keeps answering after a rebuild swaps CURRENT and garbage-collects its folder. Opening verifies every checksum
+first: a truncated, zeroed, bit-flipped or missing file is an IndexError_, never a silently wrong answer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -36,7 +40,7 @@ import numpy.typing as npt
 from ask_engine.errors import IndexError_
 from ask_engine.types import Document, Hit, Passage, ShopInfo
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the manifest records (and opening verifies) a checksum of every file
 CURRENT = "CURRENT"
 VERSIONS = "versions"
 MANIFEST = "manifest.json"
@@ -48,6 +52,10 @@ BM25 = "bm25"
 ALIASES = "aliases.json"
 _TOKENIZER = "tokenizer.json"
 _REQUIRED = (MANIFEST, DOCUMENTS, PASSAGES, VECTORS, EMBEDDINGS, BM25, ALIASES)
+FILES = "files"  # manifest key: relative path -> {"bytes": size, "blake2b": hex digest}
+CHECKSUM = "checksum"  # manifest key: blake2b of the manifest's canonical JSON without this key
+_DIGEST_BYTES = 32
+_CHUNK = 1 << 20
 
 # Subsets up to this many rows are scored with numpy on reconstructed rows instead of a filtered faiss scan.
 _SMALL_SUBSET = 2048
@@ -320,6 +328,68 @@ class Bm25Index:
         return cls(ids, retriever, tokenizer)
 
 
+# --------------------------------------------------------------------------------------------- integrity
+
+
+def file_digest(path: Path) -> str:
+    """blake2b of a file's bytes (hex)."""
+    digest = hashlib.blake2b(digest_size=_DIGEST_BYTES)
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _version_files(folder: Path) -> list[str]:
+    """Every file of a version folder but the manifest, as sorted relative POSIX paths."""
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.relative_to(folder) != Path(MANIFEST)
+    )
+
+
+def file_checksums(folder: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """What the manifest records of every other file of a version folder: its size and blake2b."""
+    root = Path(folder)
+    return {
+        name: {"bytes": (root / name).stat().st_size, "blake2b": file_digest(root / name)}
+        for name in _version_files(root)
+    }
+
+
+def manifest_checksum(manifest: dict[str, Any]) -> str:
+    """blake2b of the manifest's canonical JSON, leaving out its own `checksum` key."""
+    body = {k: v for k, v in manifest.items() if k != CHECKSUM}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=_DIGEST_BYTES).hexdigest()
+
+
+def integrity_problems(
+    folder: str | os.PathLike[str], manifest: dict[str, Any], names: Iterable[str] | None = None
+) -> list[str]:
+    """What does not match the checksums in `manifest` (all files, or only `names`); [] when everything does."""
+    root = Path(folder)
+    if manifest.get(CHECKSUM) != manifest_checksum(manifest):
+        return [f"{MANIFEST} does not match its checksum"]
+    recorded = manifest.get(FILES)
+    if not isinstance(recorded, dict) or not recorded:
+        return [f"{MANIFEST} records no file checksums"]
+    problems: list[str] = []
+    for name in sorted(recorded) if names is None else names:
+        entry = recorded.get(name)
+        path = root / name
+        if not isinstance(entry, dict):
+            problems.append(f"{name} has no recorded checksum")
+        elif not path.is_file():
+            problems.append(f"{name} is missing")
+        elif path.stat().st_size != entry.get("bytes"):
+            problems.append(f"{name} has {path.stat().st_size} bytes, {entry.get('bytes')} were written")
+        elif file_digest(path) != entry.get("blake2b"):
+            problems.append(f"{name} does not match its checksum")
+    return problems
+
+
 # --------------------------------------------------------------------------------------------- the shop index
 
 
@@ -363,24 +433,39 @@ def write_version(
     alias_rows = {key: {"doc_id": doc_id, "variant_gid": gid} for key, (doc_id, gid) in sorted(aliases.items())}
     (target / ALIASES).write_text(json.dumps(alias_rows, ensure_ascii=False, indent=0), "utf-8")
     full_manifest = {
-        **manifest,
+        **{k: v for k, v in manifest.items() if k not in (FILES, CHECKSUM)},
         "format_version": FORMAT_VERSION,
         "vector_index": {"type": vectors.kind, "metric": "inner_product"},
         "lexical_index": {"type": "bm25s", "stemmer": lexical.tokenizer.stemmer, "stopwords": "en"},
+        FILES: file_checksums(target),
     }
+    full_manifest[CHECKSUM] = manifest_checksum(full_manifest)
     (target / MANIFEST).write_text(json.dumps(full_manifest, ensure_ascii=False, indent=2), "utf-8")
 
 
 def read_current(index_dir: str | os.PathLike[str]) -> str | None:
-    """The live version's folder name from CURRENT, or None when there is none."""
+    """The live version's folder name from CURRENT, or None when there is none; IndexError_ when it is damaged."""
+    path = Path(index_dir) / CURRENT
     try:
-        name = (Path(index_dir) / CURRENT).read_text("utf-8").strip()
+        raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        raise IndexError_(f"cannot read {Path(index_dir) / CURRENT}: {exc}") from exc
-    if not name or "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
-        raise IndexError_(f"{Path(index_dir) / CURRENT} is corrupt (names {name!r}); rebuild the index")
+        raise IndexError_(f"cannot read {path}: {exc}") from exc
+    try:
+        name = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise IndexError_(
+            f"{path} is corrupt (not UTF-8 text: {raw[:40]!r}); rebuild the index with `ask-engine index`"
+        ) from None
+    if (
+        not name
+        or not name.isprintable()
+        or any(c.isspace() or c in "/\\" for c in name)
+        or name in (".", "..")
+        or name.startswith(".")
+    ):
+        raise IndexError_(f"{path} is corrupt (names {name!r}); rebuild the index with `ask-engine index`")
     return name
 
 
@@ -462,6 +547,12 @@ class ShopIndex:
             found = manifest.get("format_version") if isinstance(manifest, dict) else None
             raise IndexError_(
                 f"{path} has index format {found!r}, this ask-engine reads format {FORMAT_VERSION}; rebuild the index"
+            )
+        problems = integrity_problems(path, manifest)
+        if problems:
+            raise IndexError_(
+                f"index version {path} is corrupt ({'; '.join(problems[:3])}"
+                f"{f'; {len(problems) - 3} more' if len(problems) > 3 else ''}); rebuild the index"
             )
         if expected_model is not None and manifest.get("model") != expected_model:
             raise IndexError_(

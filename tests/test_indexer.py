@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -413,3 +414,142 @@ def test_an_id_naming_two_products_resolves_to_neither_and_is_reported(tmp_path:
     assert any("'id:tarn-blk-42' names 2 products" in w for w in report.warnings)
     assert index.manifest["warnings"] == list(report.warnings)
     assert index.aliases[alias_key("tarn-wellington-boot") or ""] == (doc_id(1), None)
+
+
+# ------------------------------------------------------------------------------------------------ integrity
+
+TINY_SHOP = Path(__file__).parent / "fixtures" / "shops" / "tiny-shop"
+# Every file of a built index, relative to the index folder ("V/" is the live version folder).
+INDEX_FILES = (
+    "CURRENT",
+    "V/manifest.json",
+    "V/documents.jsonl",
+    "V/passages.jsonl",
+    "V/vectors.faiss",
+    "V/embeddings.npy",
+    "V/aliases.json",
+    "V/bm25/data.csc.index.npy",
+    "V/bm25/indices.csc.index.npy",
+    "V/bm25/indptr.csc.index.npy",
+    "V/bm25/params.index.json",
+    "V/bm25/vocab.index.json",
+    "V/bm25/tokenizer.json",
+)
+
+
+def _truncate(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _zero(data: bytes) -> bytes:
+    return bytes(len(data))
+
+
+def _flip(data: bytes) -> bytes:
+    """One bit flipped, past any header (the middle of the file)."""
+    at = len(data) // 2
+    return data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1 :]
+
+
+DAMAGES = {"truncated": _truncate, "zeroed": _zero, "bit-flipped": _flip, "deleted": None}
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Path:
+    """The tiny shop indexed once for the module; every damage case works on a copy."""
+    out = tmp_path_factory.mktemp("pristine") / "index"
+    build_index(TINY_SHOP, out, embedder=embedder, progress=False)
+    return out
+
+
+def _resolve(root: Path, name: str) -> Path:
+    version = ShopIndex.current_version(root)
+    assert version is not None
+    return root / name.replace("V/", f"versions/{version}/", 1)
+
+
+def test_the_damage_cases_cover_every_file_of_an_index(pristine: Path) -> None:
+    version = pristine / "versions" / str(ShopIndex.current_version(pristine))
+    on_disk = {"CURRENT"} | {f"V/{p.relative_to(version).as_posix()}" for p in version.rglob("*") if p.is_file()}
+    assert on_disk == set(INDEX_FILES)
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+@pytest.mark.parametrize("name", INDEX_FILES)
+def test_a_damaged_index_file_is_a_clean_error_and_index_rebuilds_it(
+    pristine: Path, tmp_path: Path, embedder: Any, name: str, damage: str
+) -> None:
+    root = tmp_path / "index"
+    shutil.copytree(pristine, root)
+    target = _resolve(root, name)
+    change = DAMAGES[damage]
+    if change is None:
+        target.unlink()
+    else:
+        target.write_bytes(change(target.read_bytes()))
+
+    with pytest.raises(IndexError_, match=r"rebuild|build one"):
+        ShopIndex.open(root, expected_model=embedder.name)
+
+    report = build_index(TINY_SHOP, root, embedder=embedder, progress=False)
+    assert not report.up_to_date
+    rebuilt = ShopIndex.open(root, expected_model=embedder.name)
+    good = ShopIndex.open(pristine)
+    assert [p.to_dict() for p in rebuilt.passages] == [p.to_dict() for p in good.passages]
+    # The vectors are the model's own, not a copy of damaged rows.
+    on_disk = np.load(rebuilt.path / "embeddings.npy")
+    np.testing.assert_allclose(on_disk, np.load(good.path / "embeddings.npy"), atol=1e-5)
+    np.testing.assert_allclose(rebuilt.embeddings, on_disk, atol=1e-6)
+    assert rebuilt.lexical.search("MUG-350", 1)[0].passage_id == good.lexical.search("MUG-350", 1)[0].passage_id
+
+
+def test_damaged_vectors_are_re_embedded_not_copied(pristine: Path, tmp_path: Path, embedder: Any) -> None:
+    root = tmp_path / "index"
+    shutil.copytree(pristine, root)
+    embeddings = _resolve(root, "V/embeddings.npy")
+    matrix = np.load(embeddings)
+    matrix[0] = -matrix[0]  # still a valid .npy file of unit rows: only the checksum can tell
+    np.save(embeddings, matrix)
+    wrapped = Wrapped(embedder)
+    report = build_index(TINY_SHOP, root, embedder=wrapped, progress=False)
+    assert report.embedded_passages == report.passages
+    assert report.reembedded_all is not None and "damaged" in report.reembedded_all
+    assert any("damaged" in w for w in report.warnings)
+    np.testing.assert_allclose(
+        np.load(ShopIndex.open(root).path / "embeddings.npy"),
+        np.load(_resolve(pristine, "V/embeddings.npy")),
+        atol=1e-5,
+    )
+
+
+def test_a_damaged_lexical_file_is_rewritten_while_intact_vectors_are_reused(
+    pristine: Path, tmp_path: Path, embedder: Any
+) -> None:
+    root = tmp_path / "index"
+    shutil.copytree(pristine, root)
+    target = _resolve(root, "V/bm25/data.csc.index.npy")
+    target.write_bytes(_flip(target.read_bytes()))
+    report = build_index(TINY_SHOP, root, embedder=Wrapped(embedder), progress=False)
+    assert not report.up_to_date
+    assert report.embedded_passages == 0
+    ShopIndex.open(root)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage", b"\x00" * 30, b"\x80"])
+def test_a_non_utf8_current_is_a_clean_error_in_every_command_and_index_recovers(
+    pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes
+) -> None:
+    root = tmp_path / "index"
+    shutil.copytree(pristine, root)
+    (root / "CURRENT").write_bytes(content)
+    for argv in (
+        ["ask", "--index", str(root), "Is the mug dishwasher safe?"],
+        ["serve", "--index", str(root), "--port", "0"],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "CURRENT is corrupt" in err and "rebuild" in err
+        assert "Traceback" not in err
+    assert main(["index", str(TINY_SHOP), "--out", str(root), "--quiet"]) == 0
+    assert "unreadable" in capsys.readouterr().out
+    assert ShopIndex.open(root).shop.name == "Tiny Test Shop"

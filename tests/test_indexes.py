@@ -229,13 +229,23 @@ def test_model_mismatch_is_an_index_error_naming_both_models(built: Path) -> Non
         ShopIndex.open(built, expected_model="other-model:123")
 
 
+def _resealed(folder: Path, name: str, text: str) -> None:
+    """Rewrite a file and record its new checksum, as a buggy writer would: only the content checks can tell."""
+    (folder / name).write_text(text)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"] = indexes.file_checksums(folder)
+    manifest["checksum"] = indexes.manifest_checksum(manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
         (lambda f: (f / "vectors.faiss").unlink(), "incomplete .*vectors.faiss"),
         (lambda f: (f / "manifest.json").write_text("{not json"), "manifest.json is unreadable"),
         (lambda f: (f / "passages.jsonl").write_text('{"id": "x"}\n'), "corrupt"),
-        (lambda f: (f / "aliases.json").write_text('{"id:x": {"doc_id": "product:nope"}}'), "unknown documents"),
+        (lambda f: (f / "aliases.json").write_text('{"id:x": {"doc_id": "product:nope"}}'), "corrupt .*aliases.json"),
+        (lambda f: _resealed(f, "aliases.json", '{"id:x": {"doc_id": "product:nope"}}'), "unknown documents"),
         (lambda f: (f / "bm25" / "vocab.index.json").unlink(), "corrupt"),
     ],
 )
