@@ -67,7 +67,11 @@ class Settings(BaseModel):
     profile_timeout_s: float = 5.0
     profile_max_bytes: int = 256 * 1024
     profile_cache_s: int = 300
-    allow_http_loopback_profiles: bool = True
+    allow_http_loopback_profiles: bool | None = Field(
+        default=None,
+        description="accept plain-http platform profiles on loopback hosts (development); "
+        "default (unset): on only when `host` is a loopback address",
+    )
     store_path: str | None = Field(default=None, description="SQLite file; default: <index>/../<index name>.sqlite3")
     conversation_ttl_s: int = 24 * 3600
     idempotency_ttl_s: int = 24 * 3600
@@ -89,6 +93,16 @@ class Settings(BaseModel):
                 raise ConfigError(f"{path}: {exc}") from None
             data.update(raw.get("ask_engine", raw))
         for name, field in cls.model_fields.items():
+    @property
+    def loopback_profiles_allowed(self) -> bool:
+        """`allow_http_loopback_profiles`, or when unset whether the server is bound to loopback only.
+
+        Bound to a public address, a keyed caller could otherwise make the server probe its own loopback ports.
+        """
+        if self.allow_http_loopback_profiles is not None:
+            return self.allow_http_loopback_profiles
+        return is_loopback_host(self.host)
+
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env is None:
                 continue
@@ -112,6 +126,19 @@ def _parse_env(value: str, annotation: Any) -> Any:
             pairs: dict[str, str] = {}
             for part in filter(None, value.split(",")):
                 key, _, name = part.partition("=")
+def is_loopback_host(host: str) -> bool:
+    """True for localhost and loopback addresses (127.0.0.0/8, ::1); False for any other name or address."""
+    import ipaddress
+
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
                 pairs[key.strip()] = name.strip() or key.strip()
             return pairs
     return value

@@ -110,6 +110,17 @@ def test_thirty_per_minute_then_limited_until_the_window_slides() -> None:
     assert limiter.check("agent") == 1  # the request at t = 1 leaves at t = 61
 
 
+def test_a_refusal_names_the_window_that_refused_it() -> None:
+    clock = Clock()
+    per_minute = RateLimiter(1, 100, clock=clock)
+    assert per_minute.check_window("a") is None
+    assert per_minute.check_window("a") == (60.0, 60.0)
+    per_hour = RateLimiter(100, 2, clock=clock)
+    assert per_hour.check_window("a") is None
+    assert per_hour.check_window("a") is None
+    assert per_hour.check_window("a") == (3600.0, 3600.0)
+
+
 def test_limited_requests_do_not_count() -> None:
     clock = Clock()
     limiter = RateLimiter(2, 100, clock=clock)

@@ -79,3 +79,21 @@ def test_a_missing_index_exits_2_with_the_reason(tmp_path: Path, capsys: pytest.
     captured = capsys.readouterr()
     assert code == 2
     assert "no index" in captured.err
+
+
+def test_serve_on_a_busy_port_fails_at_once_before_loading_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        # No index exists: an error about the port, not the index, shows the port was checked first.
+        code = main(["serve", "--index", str(tmp_path / "no-index"), "--host", "127.0.0.1", "--port", str(port)])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert f"127.0.0.1:{port}" in captured.err and "already in use" in captured.err
+    assert "no index" not in captured.err
+    assert captured.out == ""  # no banner

@@ -333,6 +333,30 @@ async def test_loopback_profiles_are_refused_when_not_allowed(port: str) -> None
     assert Handler.hits["/good.json"] == 0
 
 
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "shop.example.com"])
+async def test_loopback_profiles_default_off_when_bound_beyond_loopback(port: str, host: str) -> None:
+    negotiator = Negotiator(settings(host=host))
+    for url in (f"http://127.0.0.1:{port}/good.json", f"https://localhost:{port}/good.json"):
+        assert (await failure(negotiator, url)).code == "invalid_profile_url"
+    assert Handler.hits["/good.json"] == 0
+
+
+@pytest.mark.parametrize(
+    ("host", "setting", "allowed"),
+    [
+        ("127.0.0.1", None, True),
+        ("localhost", None, True),
+        ("::1", None, True),
+        ("127.0.0.2", None, True),
+        ("0.0.0.0", None, False),
+        ("0.0.0.0", True, True),
+        ("127.0.0.1", False, False),
+    ],
+)
+def test_loopback_profiles_follow_the_bind_address_unless_set(host: str, setting: bool | None, allowed: bool) -> None:
+    assert settings(host=host, allow_http_loopback_profiles=setting).loopback_profiles_allowed is allowed
+
+
 async def test_unresolvable_host_is_invalid_profile_url() -> None:
     err = await failure(Negotiator(settings()), "https://no-such-host.invalid/p.json")
     assert err.code == "invalid_profile_url"

@@ -218,10 +218,26 @@ def test_rate_limit_is_429_with_retry_after(stack: Stack) -> None:
     limited = statuses[2]
     assert limited.status_code == 429
     assert 1 <= int(limited.headers["retry-after"]) <= 60
-    assert_error_response(limited.json(), "rate_limited")
+    message = assert_error_response(limited.json(), "rate_limited")["messages"][0]["content"]
+    assert "per agent key" in message and "rate_limit_per_minute" in message and "at most 2 a minute" in message
     # the limit is per agent key: another key is still served
     other = httpx.post(url, json={"query": "Do you ship to Norway?"}, headers=headers(stack), timeout=60)
     assert other.status_code == 200
+
+
+def test_rate_limit_without_auth_names_the_client_address_and_the_setting(engine: Any) -> None:
+    from ask_engine.config import Settings
+    from ask_engine.server.app import create_app
+
+    settings = Settings(rate_limit_per_minute=100, rate_limit_per_hour=1, trust_profiles=True)
+    with serve(create_app(settings=settings, engines={"shop": engine}, stores={"shop": None})) as server:
+        url = server.base_url + ASK
+        assert httpx.post(url, json={"query": "Do you ship to Norway?"}, timeout=60).status_code == 200
+        limited = httpx.post(url, json={"query": "Do you ship to Norway?"}, timeout=60)
+    assert limited.status_code == 429
+    message = assert_error_response(limited.json(), "rate_limited")["messages"][0]["content"]
+    assert "per client address" in message and "auth is off" in message and "rate_limit_per_hour" in message
+    assert "agent key" not in message
 
 
 def test_idempotency_store_down_fails_closed_with_503_and_retry_after(stack: Stack) -> None:

@@ -242,14 +242,11 @@ class ShopService:
     def check_rate(self, caller: Caller) -> None:
         if caller.bucket is None:
             return
-        wait = self._rate_limiter.check(caller.bucket)
-        if wait is not None:
+        refused = self._rate_limiter.check_window(caller.bucket)
+        if refused is not None:
+            wait, span = refused
             seconds = max(1, int(-(-wait // 1)))  # whole seconds, rounded up
-            raise ProtocolError(
-                "rate_limited",
-                f"Too many requests for this agent key; retry after {seconds} s.",
-                retry_after=seconds,
-            )
+            raise ProtocolError("rate_limited", rate_limit_message(self.settings, span, seconds), retry_after=seconds)
 
     # 3. negotiation -----------------------------------------------------------------------------------
 
@@ -391,6 +388,16 @@ class ShopService:
 
 
 def unpaired_surrogates(data: Any, limit: int = 10) -> list[InvalidInputItem]:
+def rate_limit_message(settings: Settings, span: float, seconds: int) -> str:
+    """Names the limit that refused the request, the setting behind it, and what it is counted per."""
+    if span <= 60:
+        setting, limit, window = "rate_limit_per_minute", settings.rate_limit_per_minute, "minute"
+    else:
+        setting, limit, window = "rate_limit_per_hour", settings.rate_limit_per_hour, "hour"
+    per = "per agent key" if settings.agent_keys else "per client address, as auth is off"
+    return f"Too many requests: at most {limit} a {window} {per} ({setting}); retry after {seconds} s."
+
+
     """Strings (keys or values) holding lone UTF-16 surrogates: not Unicode text, so refused at the edge."""
     found: list[InvalidInputItem] = []
     stack: list[tuple[str, Any]] = [("$", data)]

@@ -98,6 +98,11 @@ class RateLimiter:
 
     def check(self, key_id: str) -> float | None:
         """None when the request is allowed (and counted); else the seconds to wait (whole, at least 1)."""
+        refused = self.check_window(key_id)
+        return None if refused is None else refused[0]
+
+    def check_window(self, key_id: str) -> tuple[float, float] | None:
+        """Like `check`, but a refusal also says which window refused it: (seconds to wait, window span in s)."""
         if not self._windows:
             return None
         now = self._clock()
@@ -108,14 +113,17 @@ class RateLimiter:
                 self._log[key_id] = logs
             self._log.move_to_end(key_id)
             wait = 0.0
+            window = 0.0
             for (span, limit), log in zip(self._windows, logs, strict=True):
                 while log and log[0] <= now - span:
                     log.popleft()
                 if len(log) >= limit:
                     # free again once the oldest request that still counts leaves the window
-                    wait = max(wait, log[-limit] + span - now)
+                    free_in = log[-limit] + span - now
+                    if free_in > wait:
+                        wait, window = free_in, span
             if wait > 0:
-                return float(max(1, math.ceil(wait)))
+                return float(max(1, math.ceil(wait))), window
             for log in logs:
                 log.append(now)
             self._evict(now)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import shlex
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ask_engine.config import Settings
+from ask_engine.errors import AskEngineError
 from ask_engine.server import discovery
 
 if TYPE_CHECKING:
@@ -62,7 +65,7 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
     if settings.trust_profiles:
         profile = "https://platform.example/profile.json"
         lines.append("Platform profiles are trusted without fetching (trust_profiles = true).")
-    elif settings.host in _LOOPBACK_HOSTS + _ALL_INTERFACES and settings.allow_http_loopback_profiles:
+    elif settings.host in _LOOPBACK_HOSTS + _ALL_INTERFACES and settings.loopback_profiles_allowed:
         profile = f"http://127.0.0.1:{settings.port}{discovery.DEMO_AGENT_PATH}"
     else:
         profile = "https://<your platform>/profile.json"
@@ -91,6 +94,38 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
     return "\n".join(lines)
 
 
+def bind_listener(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or AskEngineError when that address is taken or cannot be bound.
+
+    `serve` binds before it loads the model or prints anything, so a busy port fails at once; uvicorn then serves
+    on this very socket, leaving no window for another process to take the port in between.
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise AskEngineError(f"cannot serve on {host}:{port}: the host does not resolve ({exc})") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        if sys.platform != "win32":  # as uvicorn does: a restart may rebind while old connections linger
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
+            raise AskEngineError(
+                f"cannot serve on {shown}: the port is already in use (another server is listening there); "
+                "stop it or choose another --port"
+            ) from None
+        raise AskEngineError(f"cannot serve on {shown}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def cli_serve(args: argparse.Namespace) -> int:
     """Serve every --index over HTTP until interrupted."""
     import uvicorn
@@ -98,10 +133,17 @@ def cli_serve(args: argparse.Namespace) -> int:
     from ask_engine.server.app import create_app
 
     settings = Settings.load(args.config, host=args.host, port=args.port)
-    index_dirs = [str(d) for d in args.index]
-    app = create_app(index_dirs, settings)
-    print(banner(app.state.services, settings, index_dirs), flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    sock = bind_listener(settings.host, settings.port)
+    try:
+        if settings.port == 0:  # an ephemeral port: show the one the system chose
+            settings = settings.model_copy(update={"port": sock.getsockname()[1]})
+        index_dirs = [str(d) for d in args.index]
+        app = create_app(index_dirs, settings)
+        print(banner(app.state.services, settings, index_dirs), flush=True)
+        server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info"))
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
     return 0
 
 

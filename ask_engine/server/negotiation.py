@@ -251,11 +251,7 @@ class Negotiator:
             raise bad("it must not carry credentials")
         if port == 0:
             raise bad("port 0")
-        if (
-            scheme == "http"
-            and fetching
-            and not (self._settings.allow_http_loopback_profiles and _is_loopback_name(host))
-        ):
+        if scheme == "http" and fetching and not (self._settings.loopback_profiles_allowed and _is_loopback_name(host)):
             raise bad("it must use https (plain http is accepted only for loopback hosts in development)")
         return parts._replace(fragment="").geturl()
 
@@ -287,7 +283,7 @@ class Negotiator:
         if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
             ip = ip.ipv4_mapped
         if ip.is_loopback:
-            return self._settings.allow_http_loopback_profiles
+            return self._settings.loopback_profiles_allowed
         return ip.is_global and not ip.is_multicast
 
     # --- fetching and caching -----------------------------------------------------------------------------
