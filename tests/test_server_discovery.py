@@ -115,6 +115,36 @@ def test_openapi_error_schema_accepts_what_the_server_sends(server: RunningServe
     assert list(schema_validator("error_response").iter_errors(response.json())) == []
 
 
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("UCP-Agent", ""),
+        ("UCP-Agent", "{demo}"),
+        ("Idempotency-Key", ""),
+        ("Idempotency-Key", "k" * 255),
+        ("Idempotency-Key", "k" * 256),
+        ("Idempotency-Key", "two words"),
+        ("Request-Id", "r" * 200),
+        ("Request-Id", "r" * 201),
+    ],
+)
+def test_openapi_header_schemas_refuse_exactly_what_the_server_refuses(
+    server: RunningServer, header: str, value: str
+) -> None:
+    from jsonschema import Draft202012Validator
+
+    document = get(server, "/openapi.json").json()
+    params = {p["name"]: p["schema"] for p in document["paths"]["/ask"]["post"]["parameters"]}
+    demo = f'profile="{server.base_url}/.well-known/ucp-demo-agent.json"'
+    value = value.replace("{demo}", demo)
+    schema_valid = Draft202012Validator(params[header]).is_valid(value)
+    headers = {"UCP-Agent": demo, header: value}
+    response = httpx.post(server.base_url + "/api/ucp/v1/ask", json={"query": "Opening hours?"}, headers=headers)
+    assert (response.status_code == 400) is (not schema_valid), (response.status_code, response.text[:300])
+    if header == "Request-Id":  # never refused: echoed when sane, else replaced
+        assert (response.headers["request-id"] == value) is (len(value) <= 200)
+
+
 def test_healthz_names_each_shop_and_its_index(server: RunningServer) -> None:
     body = get(server, "/healthz").json()
     assert body["status"] == "ok"

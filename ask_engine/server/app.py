@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ask_engine.config import Settings
 from ask_engine.errors import AskEngineError, InvalidInput, InvalidInputItem, StoreError
 from ask_engine.models import AskRequest
+from ask_engine.server.discovery import IDEMPOTENCY_KEY
 
 if TYPE_CHECKING:
     import anyio
@@ -41,7 +42,7 @@ OVERLOAD_RETRY_AFTER_S = 2
 STORE_RETRY_AFTER_S = 5
 SHOPS_PREFIX = "/shops"
 RELOAD_EVERY_S = 30.0  # how often a served index is checked for a newer version (written by `ask-engine index`)
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, as HTTP header values allow
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY)
 _SHOP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -285,7 +286,7 @@ class ShopService:
     def check_idempotency_key(key: Any, where: str) -> str | None:
         if key is None:
             return None
-        if not isinstance(key, str) or not _IDEMPOTENCY_KEY.match(key):
+        if not isinstance(key, str) or not _IDEMPOTENCY_KEY.fullmatch(key):
             content = f"{where} must be 1 to 255 visible ASCII characters."
             # No `path`: the key is transport metadata, not part of the ask object the paths point into.
             message = {"type": "error", "code": "invalid_input", "content": content, "severity": "requires_buyer_input"}

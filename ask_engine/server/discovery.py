@@ -14,6 +14,7 @@ PROFILE_PATH = "/.well-known/ucp"
 DEMO_AGENT_PATH = "/.well-known/ucp-demo-agent.json"
 DRAFT = "draft"
 CACHE_CONTROL = "public, max-age=300"
+IDEMPOTENCY_KEY = r"^[\x21-\x7e]{1,255}$"  # visible ASCII, as HTTP header values allow (the OpenAPI pattern too)
 
 
 def _ucp_dev(version: str, path: str) -> str:
@@ -232,14 +233,15 @@ def openapi_document(base_url: str, version: str) -> dict[str, Any]:
                             "in": "header",
                             "required": True,
                             "description": 'The platform profile, RFC 8941 dictionary: profile="https://..."',
-                            "schema": {"type": "string"},
+                            "schema": {"type": "string", "minLength": 1},
                         },
                         {
                             "name": "Request-Id",
                             "in": "header",
                             "required": False,
-                            "description": "Echoed on the response (one is generated when absent).",
-                            "schema": {"type": "string", "maxLength": 200},
+                            "description": "Echoed on the response when it is 1 to 200 visible ASCII characters; "
+                            "any other value, or none, is replaced by a generated id (never refused).",
+                            "schema": {"type": "string"},
                         },
                         {
                             "name": "Idempotency-Key",
@@ -247,7 +249,7 @@ def openapi_document(base_url: str, version: str) -> dict[str, Any]:
                             "required": False,
                             "description": "A retry with the same key and body returns the stored response and "
                             "appends no conversation turn; the same key with another body is a 409.",
-                            "schema": {"type": "string", "maxLength": 255},
+                            "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": IDEMPOTENCY_KEY},
                         },
                         {
                             "name": "X-API-Key",
@@ -283,7 +285,9 @@ def openapi_document(base_url: str, version: str) -> dict[str, Any]:
                         "409": error("Idempotency key reused with a different body."),
                         "422": error("profile_malformed or version_unsupported."),
                         "424": error("profile_unreachable: the platform profile could not be fetched."),
-                        "429": error("Rate limited (per agent key).", retry_after=True),
+                        "429": error(
+                            "Rate limited: per agent key, or per client address when auth is off.", retry_after=True
+                        ),
                         "500": error("Unexpected error (no internals are disclosed)."),
                         "503": error("Conversation/idempotency store unavailable or overloaded.", retry_after=True),
                     },
