@@ -27,6 +27,7 @@ from urllib.parse import quote, unquote, urlsplit
 import yaml
 
 from ask_engine.errors import SourceError
+from ask_engine.markup import strip_tags
 from ask_engine.types import Disclosure, Document, Fact, Section, ShopInfo, Variant
 
 __all__ = [
@@ -307,7 +308,16 @@ def _html_blocks(html: str, split_level: int = 4) -> list[_Block]:
     walker = _HtmlText(split_level)
     walker.walk(BeautifulSoup(html, "html.parser"))
     walker.flush()
-    return walker.blocks
+    # The parser decodes entities: "&lt;script&gt;" in the source is now "<script>" in the text. Markup the
+    # merchant escaped is still markup, never text to quote.
+    blocks: list[_Block] = []
+    for block in walker.blocks:
+        text = _collapse(strip_tags(block.text, decode=True))
+        if text != block.text and not any(ch.isalnum() for ch in text):
+            continue  # the line was only markup ("<script>…</script>.")
+        block.text = text
+        blocks.append(block)
+    return blocks
 
 
 _SHORT_LINE = 60  # addresses, opening hours, "Phone: ..." lines; hard-wrapped prose runs longer
@@ -1082,7 +1092,7 @@ def _product_document(file: str, raw: _RawProduct, shop: ShopInfo) -> Document:
 
 
 def _text_lines(text: str) -> list[str]:
-    return [_sentence(_collapse(line)) for line in text.splitlines() if line.strip()]
+    return [_sentence(_collapse(line)) for line in strip_tags(text, decode=True).splitlines() if line.strip()]
 
 
 def _disclosure_text(file: str, mf: _Metafield) -> str:

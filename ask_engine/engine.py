@@ -34,6 +34,7 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.indexes import ShopIndex
+from ask_engine.markup import inert_answer, strip_tags
 from ask_engine.models import (
     Answer,
     AskRequest,
@@ -473,8 +474,9 @@ class Engine:
             )
         if not sentences:
             sentences.append(Sentence(text=phrase("no_answer", shop=index.shop.name), kind="meta"))
-        plain = " ".join(s.text.strip() for s in sentences if s.text.strip())
-        markdown = " ".join((s.markdown or s.text).strip() for s in sentences if (s.markdown or s.text).strip())
+        # Every generator's sentences pass here: whatever a sentence quotes, plain carries no tags and markdown no
+        # raw HTML or unsafe link.
+        plain, markdown = inert_answer([(s.text, s.markdown or s.text) for s in sentences])
 
         used = list(draft.used_doc_ids) if draft is not None else []
         links = _links(index, plain, sentences, used, resolution, evidence)
@@ -560,7 +562,7 @@ def _links(
             Link(
                 type=doc.link_type,
                 url=url,
-                title=doc.title,
+                title=strip_tags(doc.title).strip() or None,
                 id=doc.gid if doc.kind == "product" and doc.gid else None,
             )
         )

@@ -191,6 +191,48 @@ def test_storefront_product_gets_a_generated_gid_url_variants_and_facts(tmp_path
     assert doc.body.splitlines() == ["A natural rubber boot.", "Neoprene lining.", "Grippy sole."]
 
 
+def test_markup_the_merchant_entity_escaped_is_never_decoded_into_text(tmp_path: Path) -> None:
+    escaped = (
+        "<p>A natural rubber boot.</p>"
+        "<p>&lt;script&gt;alert(document.cookie)&lt;/script&gt;</p>"
+        "<p>Grippy sole &lt;img src=x onerror=alert(1)&gt; for mud.</p>"
+        "<p>&amp;lt;b onmouseover=alert(2)&amp;gt;Lined.</p>"
+        '<p>&lt;a href="javascript:alert(3)"&gt;Neoprene&lt;/a&gt; lining.</p>'
+    )
+    plain_description = "Packs flat.\n<iframe src=javascript:alert(4)></iframe>\n<b>Light</b> and warm."
+    policy = "---\ntype: refund_policy\n---\n# Refunds\n\nRefunds in 14 days. &lt;img src=x onerror=alert(5)&gt;\n"
+    docs = by_id(
+        shop(
+            tmp_path,
+            {
+                "products.json": json.dumps(
+                    {
+                        "products": [
+                            storefront_product(body_html=escaped),
+                            storefront_product(
+                                id=502, handle="second", title="Second", body_html=None, description=plain_description
+                            ),
+                        ]
+                    }
+                ),
+                "policies/refund.md": policy,
+            },
+        )
+    )
+    boot = docs["product:gid://testout/Product/501"]
+    assert boot.body.splitlines() == [
+        "A natural rubber boot.",
+        "Grippy sole for mud.",
+        "Lined.",
+        "Neoprene lining.",
+    ]
+    assert docs["product:gid://testout/Product/502"].body.splitlines() == ["Packs flat.", "Light and warm."]
+    refund = docs["policy:refund_policy"]
+    texts = [boot.body, docs["product:gid://testout/Product/502"].body, *(s.text for s in refund.sections)]
+    assert all("<" not in t and "alert" not in t for t in texts), texts
+    assert "Refunds in 14 days." in refund.sections[-1].text
+
+
 def test_disclosure_namespace_metafields_become_verbatim_disclosures_not_facts(tmp_path: Path) -> None:
     (doc,) = shop(tmp_path, {"products.json": json.dumps([storefront_product()])})
     assert [(d.code, d.content, d.content_type) for d in doc.disclosures] == [
