@@ -45,7 +45,19 @@ class Settings(BaseModel):
     llm_base_url: str | None = None
     llm_model: str = "default"
     llm_api_key: str = "not-needed"
-    llm_timeout_s: float = 30.0
+    llm_timeout_s: float = Field(default=30.0, description="per HTTP attempt (connect, then each read)")
+    llm_deadline_s: float = Field(
+        default=6.0,
+        gt=0,
+        description="the most one request waits for the model, across attempts; then the extractive answer is sent",
+    )
+    llm_breaker_failures: int = Field(
+        default=5, ge=0, description="failures/timeouts within llm_breaker_window_s that open the breaker; 0: off"
+    )
+    llm_breaker_window_s: float = Field(default=60.0, gt=0)
+    llm_breaker_cooldown_s: float = Field(
+        default=30.0, gt=0, description="how long an open breaker skips the model before one probe call"
+    )
     llm_max_tokens: int = 300
     llm_temperature: float = 0.0
     llm_json_mode: bool = True

@@ -18,7 +18,7 @@ from typing import Any
 
 from ask_engine import registry
 from ask_engine.config import Settings
-from ask_engine.errors import AskEngineError, InvalidInput
+from ask_engine.errors import AskEngineError, GeneratorUnavailable, InvalidInput
 from ask_engine.generators import phrase
 from ask_engine.guard import (
     Operation,
@@ -142,6 +142,7 @@ class Engine:
         )
         self._lock = threading.Lock()
         self._state = _State(index, Retriever(index, embedder, settings))
+        self._fallbacks: dict[str, int] = {}  # Trace.fallback reason -> requests, for /healthz
 
     # ----------------------------------------------------------------------------------------------- lifecycle
 
@@ -201,6 +202,17 @@ class Engine:
             self._state = _State(index, Retriever(index, self.embedder, self.settings))
             log.info("ask engine now answers from index version %s", index.version)
             return True
+
+    def generator_status(self) -> dict[str, Any]:
+        """The answer backend as an operator sees it: its name, its state (up / breaker_open / probing) and how
+        many requests fell back to the extractive answer, by reason, since the engine was opened."""
+        status = getattr(self.generator, "status", None)
+        out: dict[str, Any] = {"name": getattr(self.generator, "name", type(self.generator).__name__), "state": "up"}
+        if callable(status):
+            out.update(status())
+        with self._lock:
+            out["fallbacks"] = dict(sorted(self._fallbacks.items()))
+        return out
 
     def close(self) -> None:
         """Release what the engine holds (the conversation store belongs to the caller)."""
@@ -363,6 +375,9 @@ class Engine:
             fallback=fallback,
             timings_ms=timer.timings,
         )
+        if fallback is not None:
+            with self._lock:
+                self._fallbacks[fallback] = self._fallbacks.get(fallback, 0) + 1
         return response, trace
 
     # ----------------------------------------------------------------------------------------------- stages
@@ -424,8 +439,11 @@ class Engine:
             if is_fallback:
                 log.error("extractive generator failed: %s", exc, exc_info=True)
                 return None, None, (), "unavailable"
-            log.warning("generator %s failed, answering extractively: %s", getattr(generator, "name", "?"), exc)
-            return None, self._extractive_draft(task), (), "generator_unavailable"
+            # "deadline" / "breaker_open" / "generator_unavailable": the breaker logs its own opening once.
+            reason = exc.reason if isinstance(exc, GeneratorUnavailable) else "generator_unavailable"
+            if reason != "breaker_open":
+                log.warning("generator %s failed, answering extractively: %s", getattr(generator, "name", "?"), exc)
+            return None, self._extractive_draft(task), (), reason
         draft = strip_injected(raw)
         removed: tuple[Sentence, ...] = tuple(s for s in raw.sentences if s not in draft.sentences)
         if needs_grounding:

@@ -7,6 +7,8 @@
     ├── ConfigError             settings or a config file are invalid
     ├── BackendError            an embedding/LLM/vector backend failed
     │   └── GeneratorUnavailable    the answer backend (LLM) could not give an answer
+    │       ├── GeneratorDeadline       it did not answer within the request's deadline budget
+    │       └── GeneratorBypassed       it was not called: its circuit breaker is open
     └── StoreError              the conversation/idempotency store failed (fail closed)
 
 Guard outcomes (operation requested, disclosure, not recorded) are data in the response, never exceptions.
@@ -72,6 +74,20 @@ class BackendError(AskEngineError):
 
 class GeneratorUnavailable(BackendError):
     """The answer backend could not produce an answer (server down, timeout, malformed output, refusal)."""
+
+    reason = "generator_unavailable"  # the Trace.fallback recorded when the engine answers extractively instead
+
+
+class GeneratorDeadline(GeneratorUnavailable):
+    """The answer backend did not answer within the request's deadline budget (`llm_deadline_s`)."""
+
+    reason = "deadline"
+
+
+class GeneratorBypassed(GeneratorUnavailable):
+    """The answer backend was not called: its circuit breaker is open after repeated failures."""
+
+    reason = "breaker_open"
 
 
 class StoreError(AskEngineError):

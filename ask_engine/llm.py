@@ -2,9 +2,11 @@
 
 Works with any server speaking the OpenAI chat-completions API (llama.cpp, vLLM, Ollama, hosted APIs). Every
 failure (no URL configured, connection refused, timeout, HTTP error, unparseable output, a refusal) raises
-`GeneratorUnavailable`, and the engine answers extractively instead. The grounding guard, not the model, decides
-which sentences reach the buyer; this module only makes the draft easy to check: one sentence per claim, each with
-the evidence numbers it cites.
+`GeneratorUnavailable`, and the engine answers extractively instead. One request waits at most `llm_deadline_s` for
+the model (`GeneratorDeadline`), and after repeated failures a circuit breaker skips the model for a cool-down
+(`GeneratorBypassed`), so a hanging server costs each buyer at most the deadline, and soon nothing at all. The
+grounding guard, not the model, decides which sentences reach the buyer; this module only makes the draft easy to
+check: one sentence per claim, each with the evidence numbers it cites.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import jinja2
 
+from ask_engine.breaker import CircuitBreaker
 from ask_engine.config import Settings
-from ask_engine.errors import GeneratorUnavailable
+from ask_engine.errors import GeneratorBypassed, GeneratorDeadline, GeneratorUnavailable
 from ask_engine.faithfulness import classify, content_words, hard_tokens, split_sentences
 from ask_engine.guard import sanitize_text
 from ask_engine.types import Draft, DraftKind, Evidence, Sentence, Task
@@ -36,6 +39,7 @@ HISTORY_TURNS = 3  # earlier turns shown to the model; older ones rarely matter 
 HISTORY_CHARS = 400  # per question or answer of an earlier turn
 MIN_PASSAGE_CHARS = 120  # a passage cut shorter than this says too little to be worth its number
 CONNECT_TIMEOUT_S = 5.0
+MIN_ATTEMPT_S = 0.05  # less budget than this left: not worth another attempt
 
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -512,6 +516,16 @@ class OpenAICompatibleGenerator:
         self._client = client
         self._scorer: FaithfulnessScorer | None = None
         self._lock = threading.Lock()
+        self.breaker = CircuitBreaker(
+            self.settings.llm_breaker_failures,
+            self.settings.llm_breaker_window_s,
+            self.settings.llm_breaker_cooldown_s,
+            name="the LLM server",
+        )
+
+    def status(self) -> dict[str, Any]:
+        """The model's state for an operator (/healthz): up, breaker_open or probing, with failure counts."""
+        return self.breaker.snapshot()
 
     # -- backends ---------------------------------------------------------------------------------------------
 
@@ -551,8 +565,23 @@ class OpenAICompatibleGenerator:
     def _format_key(self) -> str:
         return self.base_url or f"client:{id(self._client)}"
 
-    def _complete(self, prompt: Prompt) -> tuple[str | None, str | None, str]:
-        """(content, finish_reason, format used) of one chat completion; GeneratorUnavailable on any failure."""
+    def _complete(self, prompt: Prompt, deadline: float) -> tuple[str | None, str | None, str]:
+        """(content, finish_reason, format used) of one chat completion; GeneratorUnavailable on any failure.
+
+        Transport failures (timeouts, connection errors, HTTP errors) count against the circuit breaker; a reply
+        that came back, however useless, counts as the server being up."""
+        try:
+            result = self._call(prompt, deadline)
+        except _Transport as exc:
+            self.breaker.failure()
+            raise exc.error from exc.__cause__
+        except GeneratorUnavailable:  # a reply came back (no choices, a refusal): the server is up
+            self.breaker.success()
+            raise
+        self.breaker.success()
+        return result
+
+    def _call(self, prompt: Prompt, deadline: float) -> tuple[str | None, str | None, str]:
         import openai
 
         client = self._openai()
@@ -570,19 +599,28 @@ class OpenAICompatibleGenerator:
             }
             if response_format is not None:
                 kwargs["response_format"] = response_format
+            # Each attempt (a format retry too) gets what is left of the request's budget, at most llm_timeout_s.
+            remaining = deadline - time.monotonic()
+            if remaining < MIN_ATTEMPT_S:
+                raise _Transport(self._deadline_error())
+            attempt_s = min(self.settings.llm_timeout_s, remaining)
+            kwargs["timeout"] = openai.Timeout(attempt_s, connect=min(attempt_s, CONNECT_TIMEOUT_S))
             try:
                 response = client.chat.completions.create(**kwargs)
             except openai.APIStatusError as exc:
                 if response_format is not None and _rejects_format(exc) and level + 1 < len(_FORMATS):
                     level += 1
                     continue
-                raise GeneratorUnavailable(f"the LLM server answered HTTP {exc.status_code}") from exc
+                raise _Transport(GeneratorUnavailable(f"the LLM server answered HTTP {exc.status_code}")) from exc
             except openai.APITimeoutError as exc:
-                raise GeneratorUnavailable("the LLM server timed out") from exc
+                if deadline - time.monotonic() < MIN_ATTEMPT_S:  # the budget ran out, not llm_timeout_s
+                    raise _Transport(self._deadline_error()) from exc
+                raise _Transport(GeneratorUnavailable("the LLM server timed out")) from exc
             except openai.APIConnectionError as exc:
-                raise GeneratorUnavailable(f"cannot reach the LLM server: {exc.__cause__ or exc}") from exc
+                raise _Transport(GeneratorUnavailable(f"cannot reach the LLM server: {exc.__cause__ or exc}")) from exc
             except Exception as exc:  # a broken body, a client bug: still only "no model answer this time"
-                raise GeneratorUnavailable(f"the LLM call failed: {type(exc).__name__}: {exc}") from exc
+                error = GeneratorUnavailable(f"the LLM call failed: {type(exc).__name__}: {exc}")
+                raise _Transport(error) from exc
             if level != first:
                 with _FORMAT_LOCK:
                     _FORMAT_LEVEL[key] = max(level, _FORMAT_LEVEL.get(key, 0))
@@ -598,6 +636,11 @@ class OpenAICompatibleGenerator:
                 raise GeneratorUnavailable("the model declined to answer")
             return content if isinstance(content, str) else None, finish, label
 
+    def _deadline_error(self) -> GeneratorDeadline:
+        return GeneratorDeadline(
+            f"the LLM server did not answer within the {self.settings.llm_deadline_s:g} s deadline"
+        )
+
     def generate(self, task: Task) -> Draft:
         """A draft answer to `task` from the model; raises GeneratorUnavailable whenever there is none."""
         if self.base_url is None and self._client is None:
@@ -605,13 +648,16 @@ class OpenAICompatibleGenerator:
         if not task.query.strip():
             # Nothing to answer: a model would only invent a question. The extractive path asks for one.
             raise GeneratorUnavailable("no question to answer")
+        deadline = time.monotonic() + self.settings.llm_deadline_s
+        if not self.breaker.allow():
+            raise GeneratorBypassed("the LLM circuit breaker is open after repeated failures")
         prompt = build_prompt(
             task,
             max_sentences=self.settings.max_answer_sentences,
             max_prompt_chars=self.settings.llm_max_prompt_chars,
         )
         start = time.perf_counter()
-        content, finish, label = self._complete(prompt)
+        content, finish, label = self._complete(prompt, deadline)
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         reply = parse_reply(content, truncated=finish == "length")
         notes = (
@@ -626,6 +672,14 @@ class OpenAICompatibleGenerator:
             raise
         except Exception as exc:  # the scorer's embedder failing is no reason for a 5xx either
             raise GeneratorUnavailable(f"could not read the model's reply: {type(exc).__name__}: {exc}") from exc
+
+
+class _Transport(Exception):  # an internal carrier, never escapes this module
+    """Carries the GeneratorUnavailable of a failed call to `_complete`, which counts it against the breaker."""
+
+    def __init__(self, error: GeneratorUnavailable) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _rejects_format(exc: Any) -> bool:

@@ -283,5 +283,6 @@ class Trace:
     raw_draft: Draft | None = None  # the generator's draft before the guards
     draft: Draft | None = None  # what was sent (after guards / fallback)
     removed: tuple[Sentence, ...] = ()  # sentences the grounding guard removed
-    fallback: str | None = None  # why the extractive fallback was used ("generator_unavailable", "ungrounded", ...)
+    # why the extractive fallback was used: "generator_unavailable", "deadline", "breaker_open", "ungrounded", ...
+    fallback: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)  # stage -> milliseconds

@@ -166,6 +166,9 @@ def _shop_health(service: ShopService) -> dict[str, Any]:
         info["documents"] = len(index.documents)
         info["passages"] = len(index.passages)
     info["conversations"] = "sqlite" if service.store is not None else "off"
+    status = getattr(engine, "generator_status", None)
+    if callable(status):
+        info["generator"] = status()  # an LLM outage shows here (state breaker_open) while answers stay 200
     return info
 
 
