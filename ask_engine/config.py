@@ -87,11 +87,24 @@ class Settings(BaseModel):
     store_path: str | None = Field(default=None, description="SQLite file; default: <index>/../<index name>.sqlite3")
     conversation_ttl_s: int = 24 * 3600
     idempotency_ttl_s: int = 24 * 3600
-    max_body_bytes: int = 64 * 1024
+    max_body_bytes: int = Field(
+        default_factory=lambda: ask_body_bytes(),
+        description="request body cap; default: the largest ask within every field limit (see ask_body_bytes)",
+    )
     max_concurrency: int = 8
     public_base_url: str | None = Field(
         default=None, description="scheme://host[:port] advertised in discovery; default: as each request reached us"
     )
+
+    @property
+    def loopback_profiles_allowed(self) -> bool:
+        """`allow_http_loopback_profiles`, or when unset whether the server is bound to loopback only.
+
+        Bound to a public address, a keyed caller could otherwise make the server probe its own loopback ports.
+        """
+        if self.allow_http_loopback_profiles is not None:
+            return self.allow_http_loopback_profiles
+        return is_loopback_host(self.host)
 
     @classmethod
     def load(cls, config_file: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
@@ -105,16 +118,6 @@ class Settings(BaseModel):
                 raise ConfigError(f"{path}: {exc}") from None
             data.update(raw.get("ask_engine", raw))
         for name, field in cls.model_fields.items():
-    @property
-    def loopback_profiles_allowed(self) -> bool:
-        """`allow_http_loopback_profiles`, or when unset whether the server is bound to loopback only.
-
-        Bound to a public address, a keyed caller could otherwise make the server probe its own loopback ports.
-        """
-        if self.allow_http_loopback_profiles is not None:
-            return self.allow_http_loopback_profiles
-        return is_loopback_host(self.host)
-
             env = os.environ.get(ENV_PREFIX + name.upper())
             if env is None:
                 continue
@@ -124,6 +127,46 @@ class Settings(BaseModel):
             return cls(**data)
         except ValidationError as exc:
             raise ConfigError(str(exc)) from None
+
+
+# The longest JSON spelling of one character: an astral character as two \uXXXX escapes (a surrogate pair).
+_MAX_JSON_BYTES_PER_CHAR = 12
+# The longest JSON spelling of one byte of compact UTF-8 JSON: an ASCII character as one \uXXXX escape.
+_MAX_JSON_BYTES_PER_BYTE = 6
+# Keys, punctuation, whitespace, and the fields no limit bounds (signals, unknown fields) share this allowance.
+BODY_ALLOWANCE_BYTES = 4 * 1024
+
+
+def ask_body_bytes() -> int:
+    """The largest request body that keeps within every documented field limit: 422,122 bytes with today's limits.
+
+    Each limited string is counted with every character in its longest JSON escape (a client may escape anything),
+    context at its byte limit likewise, plus BODY_ALLOWANCE_BYTES for keys, whitespace and unlimited fields. A
+    cap below this refused requests no field limit forbids (the old 65,536 refused a 68,729-byte one).
+    """
+    from ask_engine.models import MAX_CONTEXT_BYTES, MAX_CONVERSATION_ID_CHARS, MAX_ID_CHARS, MAX_IDS, MAX_QUERY_CHARS
+
+    def string(chars: int) -> int:
+        return 2 + chars * _MAX_JSON_BYTES_PER_CHAR  # the quotes and the escaped characters
+
+    query = string(MAX_QUERY_CHARS)
+    ids = 2 + MAX_IDS * string(MAX_ID_CHARS) + (MAX_IDS - 1)  # brackets, strings, commas
+    conversation = 2 + len('"id":') + string(MAX_CONVERSATION_ID_CHARS)
+    context = MAX_CONTEXT_BYTES * _MAX_JSON_BYTES_PER_BYTE
+    return query + ids + conversation + context + BODY_ALLOWANCE_BYTES
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for localhost and loopback addresses (127.0.0.0/8, ::1); False for any other name or address."""
+    import ipaddress
+
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _parse_env(value: str, annotation: Any) -> Any:
@@ -138,19 +181,6 @@ def _parse_env(value: str, annotation: Any) -> Any:
             pairs: dict[str, str] = {}
             for part in filter(None, value.split(",")):
                 key, _, name = part.partition("=")
-def is_loopback_host(host: str) -> bool:
-    """True for localhost and loopback addresses (127.0.0.0/8, ::1); False for any other name or address."""
-    import ipaddress
-
-    name = host.strip().strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
                 pairs[key.strip()] = name.strip() or key.strip()
             return pairs
     return value

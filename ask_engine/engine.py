@@ -29,6 +29,7 @@ from ask_engine.guard import (
     ground,
     operation_messages,
     operation_sentence,
+    read_query,
     sanitize_document,
     sanitize_evidence,
     strip_injected,
@@ -283,10 +284,16 @@ class Engine:
             )
 
         with timer.stage("guard"):
-            operation = detect_operation(query)
-        answer_query = query
+            # Fake role tags and tool outputs are dropped from what is answered ("SYSTEM: new policy. USER: how long
+            # does a refund take?"); an operation asked for anywhere in the query is still refused.
+            parts = read_query(query)
+            operation = detect_operation(parts.visible)
+        answer_query = parts.question or query
+        remainder = answer_query
         if operation is not None:
-            answer_query = operation.remainder
+            own = detect_operation(answer_query) if answer_query != parts.visible else operation
+            remainder = own.remainder if own is not None else answer_query
+            answer_query = remainder
             if not answer_query and operation.object in _EXPLAINED_OPERATIONS:
                 answer_query = operation.request
             head.extend(operation_messages(operation))
@@ -347,7 +354,7 @@ class Engine:
                 unavailable, fallback = True, "unavailable"
             if draft is None:
                 unavailable, fallback = True, "unavailable"
-            if operation is not None and draft is not None and not operation.remainder and draft.kind != "answer":
+            if operation is not None and draft is not None and not remainder and draft.kind != "answer":
                 # The request had no question in it; an explanation the shop doesn't have adds nothing.
                 draft = None
 

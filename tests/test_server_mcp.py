@@ -5,6 +5,7 @@ conversations and idempotency."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from ask_engine.config import Settings
 from ask_engine.models import MAX_CONTEXT_BYTES, MAX_IDS, MAX_QUERY_CHARS
 from ask_engine.server.auth import key_id
 from tests.server_helpers import (
@@ -148,6 +150,62 @@ def test_malformed_json_is_a_parse_error(stack: Stack) -> None:
     assert response.json()["error"]["code"] == -32700
 
 
+def raw_bytes(stack: Stack, path: str, body: bytes) -> httpx.Response:
+    return httpx.post(stack.url(path), content=body, headers={**JSONRPC_ACCEPT, **KEY_A}, timeout=60)
+
+
+@pytest.mark.parametrize("route", [UCP_MCP, SHOP_MCP])
+def test_a_body_over_the_cap_is_a_jsonrpc_32602_error_not_413_text(stack: Stack, route: str) -> None:
+    envelope = json.dumps(tools_call("ask_business", {"query": "q"})).encode()
+    response = raw_bytes(stack, route, envelope + b" " * (Settings().max_body_bytes + 17 * 1024))
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("application/json")
+    message = response.json()
+    assert message["id"] is None and message["error"]["code"] == -32602
+    assert message["error"]["data"][0]["code"] == "invalid_input"
+    assert "larger than" in message["error"]["data"][0]["content"]
+
+
+@pytest.mark.parametrize(("route", "wrap"), [(UCP_MCP, True), (SHOP_MCP, False)])
+def test_a_lone_surrogate_is_32602_with_the_path_in_the_ask(stack: Stack, route: str, wrap: bool) -> None:
+    ask = '{"query": "mug \\ud800 safe?"}'
+    arguments = f'{{"meta": {json.dumps(meta(stack))}, "ask": {ask}}}' if wrap else ask
+    body = f'{{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {{"name": "ask_business", "arguments": {arguments}}}}}'
+    response = raw_bytes(stack, route, body.encode())
+    assert response.status_code == 400
+    message = response.json()
+    assert message["id"] == 7 and message["error"]["code"] == -32602
+    assert [m["path"] for m in message["error"]["data"]] == ["$.query"]
+
+
+@pytest.mark.parametrize("route", [UCP_MCP, SHOP_MCP])
+def test_arguments_that_are_not_an_object_are_32602_saying_so(stack: Stack, route: str) -> None:
+    response = raw_post(stack, route, tools_call("ask_business", [{"query": "q"}], request_id=3))
+    assert response.status_code == 400
+    message = response.json()
+    assert message["id"] == 3 and message["error"]["code"] == -32602
+    data = message["error"]["data"]
+    assert data[0]["code"] == "invalid_input" and data[0]["path"] == "$"
+    assert "JSON object" in data[0]["content"] and "list" in data[0]["content"]
+
+
+@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], None, True, 1.5])
+def test_a_jsonrpc_id_that_is_not_a_string_or_integer_is_32600(stack: Stack, bad_id: Any) -> None:
+    payload = {**tools_call("ask_business", {"query": "q"}), "id": bad_id}
+    response = raw_post(stack, SHOP_MCP, payload)
+    assert response.status_code == 400
+    message = response.json()
+    assert message["id"] is None and message["error"]["code"] == -32600
+
+
+def test_an_ask_within_every_field_limit_passes_the_mcp_cap(stack: Stack) -> None:
+    from tests.test_server_rest import worst_case_ask_body
+
+    ask = json.loads(worst_case_ask_body())
+    result = call_sync(stack.url(SHOP_MCP), ask)
+    assert_ask_response(structured(result))
+
+
 @pytest.mark.parametrize(
     ("ask", "path"),
     [
@@ -220,9 +278,12 @@ def test_missing_or_wrong_key_is_32000_unauthorized(stack: Stack, key: dict[str,
     error = error_of(stack.url(route), arguments, key=key)
     assert error.code == -32000
     assert error.message == "Unauthorized"
+    assert error.data["code"] == "unauthorized" and "agent key" in error.data["content"]
     response = raw_post(stack, route, tools_call("ask_business", arguments), key=key)
-    assert response.status_code == 401
-    assert response.headers["www-authenticate"].startswith('Bearer realm="ucp"')
+    # Not 401: in MCP a 401 means "authorize with OAuth", and hosts (the MCP Inspector) start an OAuth flow on it.
+    assert response.status_code == 403
+    assert "www-authenticate" not in response.headers
+    assert response.json()["error"]["message"] == "Unauthorized"
 
 
 def test_rate_limit_is_32000_with_retry_after(stack: Stack) -> None:

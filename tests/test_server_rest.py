@@ -12,7 +12,8 @@ from typing import Any, cast
 import httpx
 import pytest
 
-from ask_engine.models import MAX_CONTEXT_BYTES, MAX_IDS, MAX_QUERY_CHARS
+from ask_engine.config import Settings, ask_body_bytes
+from ask_engine.models import MAX_CONTEXT_BYTES, MAX_CONVERSATION_ID_CHARS, MAX_ID_CHARS, MAX_IDS, MAX_QUERY_CHARS
 from ask_engine.server.auth import key_id
 from tests.server_helpers import (
     BROKEN_STORE,
@@ -145,6 +146,40 @@ def test_unpaired_surrogates_are_invalid_input_not_a_crash(stack: Stack) -> None
 
 def test_a_body_over_the_size_cap_is_refused_without_reading_it(stack: Stack) -> None:
     response = ask(stack, None, raw=b'{"query": "' + b"a" * (2 * 1024 * 1024) + b'"}')
+    assert response.status_code == 400
+    assert "larger than" in assert_error_response(response.json(), "invalid_input")["messages"][0]["content"]
+
+
+def _escaped(text: str) -> str:
+    """A JSON string with every character in its longest escape (astral characters as surrogate pairs)."""
+    units = text.encode("utf-16-be")
+    return '"' + "".join(f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)) + '"'
+
+
+def worst_case_ask_body() -> bytes:
+    """An ask at every documented field limit, every character spelled in its longest JSON escape."""
+    ids = ",".join(_escaped(f"{i}" + "🥾" * (MAX_ID_CHARS - 1)) for i in range(MAX_IDS))
+    intent = "a" * (MAX_CONTEXT_BYTES - len('{"intent":""}'))
+    body = (
+        f'{{"query":{_escaped("🥾" * MAX_QUERY_CHARS)},"ids":[{ids}],'
+        f'"conversation":{{"id":{_escaped("🥾" * MAX_CONVERSATION_ID_CHARS)}}},'
+        f'"context":{{"intent":{_escaped(intent)}}}}}'
+    )
+    return body.encode("ascii")
+
+
+def test_a_request_within_every_field_limit_is_never_refused_for_its_size(stack: Stack) -> None:
+    body = worst_case_ask_body()
+    assert len(body) > 68_729  # larger than the request the old 65,536-byte cap refused
+    assert len(body) <= Settings().max_body_bytes == ask_body_bytes()
+    response = ask(stack, None, raw=body)
+    assert response.status_code == 200, response.text[:500]
+    assert_ask_response(response.json())
+
+
+def test_a_body_one_byte_over_the_derived_cap_is_refused(stack: Stack) -> None:
+    body = b'{"query": "Do you ship to Norway?"}'
+    response = ask(stack, None, raw=body + b" " * (Settings().max_body_bytes + 1 - len(body)))
     assert response.status_code == 400
     assert "larger than" in assert_error_response(response.json(), "invalid_input")["messages"][0]["content"]
 

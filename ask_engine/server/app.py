@@ -567,7 +567,7 @@ def create_app(
     endpoints: list[McpEndpoint] = []
     mounts = [("", services[0])] + [(f"{SHOPS_PREFIX}/{s.name}", s) for s in services]
     for prefix, service in mounts:
-        ucp_mcp = McpEndpoint(build_ucp_server(service), settings)
+        ucp_mcp = McpEndpoint(build_ucp_server(service), settings, ask_argument="ask")
         shop_mcp = McpEndpoint(build_shop_server(service), settings)
         endpoints += [ucp_mcp, shop_mcp]
         routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp)

@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ask_engine.config import Settings
+from ask_engine.errors import InvalidInput, InvalidInputItem
 from ask_engine.models import MAX_CONVERSATION_ID_CHARS, MAX_ID_CHARS, MAX_IDS, MAX_QUERY_CHARS
-from ask_engine.server.app import LOCAL_CALLER, Caller, ProtocolError, ShopService, internal_error, invalid_input
+from ask_engine.server.app import (
+    LOCAL_CALLER,
+    Caller,
+    ProtocolError,
+    ShopService,
+    internal_error,
+    invalid_input,
+    unpaired_surrogates,
+)
 
 if TYPE_CHECKING:
     import mcp_types
@@ -150,11 +159,26 @@ def _result(body: dict[str, Any]) -> mcp_types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=body)
 
 
+def _http_status(err: ProtocolError) -> tuple[int, dict[str, str]]:
+    """The HTTP status and headers of a JSON-RPC error on streamable HTTP.
+
+    A refused agent key is 403 without a challenge, not 401: in MCP a 401 means "authorize with OAuth" (the MCP
+    authorization spec has every 401 point at protected-resource metadata), and hosts such as the MCP Inspector
+    start an OAuth flow on any 401. Agent keys are pre-shared credentials this server does not issue; MCP
+    authorization is optional, and this server does not offer it (docs/server.md, "MCP").
+    """
+    headers = err.http_headers()
+    if err.code == "unauthorized":
+        headers.pop("WWW-Authenticate", None)
+        return 403, headers
+    return err.http_status, headers
+
+
 def _mark_http(request: Any, err: ProtocolError) -> None:
     """Make the HTTP response of this JSON-RPC error carry the binding's status and headers (none on stdio)."""
     scope = getattr(request, "scope", None)
     if isinstance(scope, dict):
-        scope[_HTTP_ERROR] = (err.http_status, err.http_headers())
+        scope[_HTTP_ERROR] = _http_status(err)
 
 
 def _caller(service: ShopService, request: Any, *, local: bool) -> Caller:
@@ -296,19 +320,86 @@ def _security(settings: Settings) -> Any:
     )
 
 
-class McpEndpoint:
-    """One MCP server as an ASGI app: the SDK's stateless streamable-HTTP transport with JSON responses."""
+def _jsonrpc_id(message: dict[str, Any]) -> str | int | None:
+    raw = message.get("id")
+    return raw if isinstance(raw, str) or (isinstance(raw, int) and not isinstance(raw, bool)) else None
 
-    def __init__(self, server: Server, settings: Settings) -> None:
+
+def precheck(body: bytes, ask_argument: str | None) -> tuple[int, dict[str, Any]] | None:
+    """What the SDK would answer out of line with docs/server.md, answered here instead: (HTTP status, JSON-RPC
+    error message), or None to hand the body on to the SDK.
+
+    - an `id` that is not a string or an integer (the SDK takes it for a notification and answers 202, no body):
+      -32600 Invalid Request, id null;
+    - tools/call `arguments` that are not an object (the SDK's -32602 carries no data): -32602 with the
+      invalid_input message;
+    - a lone UTF-16 surrogate anywhere (the SDK's parser calls it -32700): -32602 with one message per string,
+      paths relative to the ask object where the string is in it.
+    """
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None  # not JSON: the SDK's parse error (-32700) is the documented answer
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    if "id" in message and _jsonrpc_id(message) is None:
+        error = {
+            "code": -32600,
+            "message": "Invalid Request",
+            "data": {"code": "invalid_input", "content": "The JSON-RPC id must be a string or an integer."},
+        }
+        return 400, {"jsonrpc": "2.0", "id": None, "error": error}
+    params = message.get("params")
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    if message["method"] == "tools/call" and arguments is not None and not isinstance(arguments, dict):
+        kind = type(arguments).__name__
+        err = invalid_input(
+            "$", f"The tool arguments must be a JSON object (got {kind}), e.g. {_EXAMPLE[ask_argument is not None]}."
+        )
+        return _error_message(message, err)
+    found: list[InvalidInputItem] = []
+    if isinstance(arguments, dict):
+        asked = arguments.get(ask_argument) if ask_argument else arguments
+        found = unpaired_surrogates(asked)
+        if ask_argument:
+            # outside the ask object (meta): paths relative to the arguments
+            found += unpaired_surrogates({k: v for k, v in arguments.items() if k != ask_argument})
+    if not found:
+        found = unpaired_surrogates(message)
+    if found:
+        err = ProtocolError("invalid_input", found[0].content, messages=InvalidInput(found).messages())
+        return _error_message(message, err)
+    return None
+
+
+_EXAMPLE = {True: '{"meta": {...}, "ask": {"query": "..."}}', False: '{"query": "..."}'}
+
+
+def _error_message(message: dict[str, Any], err: ProtocolError) -> tuple[int, dict[str, Any]]:
+    error = {"code": err.jsonrpc_code or -32603, "message": err.jsonrpc_message, "data": err.jsonrpc_data()}
+    return _http_status(err)[0], {"jsonrpc": "2.0", "id": _jsonrpc_id(message), "error": error}
+
+
+class McpEndpoint:
+    """One MCP server as an ASGI app: the SDK's stateless streamable-HTTP transport with JSON responses.
+
+    The body is read here first, capped at `max_body_bytes` plus room for the JSON-RPC envelope (over the cap:
+    a JSON-RPC -32602 error, not the SDK's 413 text/plain), and checked for the cases `precheck` answers.
+    `ask_argument` names the tool argument that holds the ask object ("ask" for UCP; None: the arguments are it).
+    """
+
+    def __init__(self, server: Server, settings: Settings, *, ask_argument: str | None = None) -> None:
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
         self.server = server
+        self.ask_argument = ask_argument
+        self.body_limit = settings.max_body_bytes + _ENVELOPE_BYTES
         self.manager = StreamableHTTPSessionManager(
             app=server,
             json_response=True,
             stateless=True,
             security_settings=_security(settings),
-            max_request_body_size=settings.max_body_bytes + _ENVELOPE_BYTES,
+            max_request_body_size=self.body_limit,
         )
 
     def run(self) -> AbstractAsyncContextManager[None]:
@@ -324,7 +415,60 @@ class McpEndpoint:
                 message = {**message, "status": status, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        await self.manager.handle_request(scope, receive, send_with_status)
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.manager.handle_request(scope, receive, send_with_status)
+            return
+        body = await self._read(scope, receive, send)
+        if body is None:
+            return
+        refused = precheck(body, self.ask_argument)
+        if refused is not None:
+            await _send_json(send, *refused)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.manager.handle_request(scope, replay, send_with_status)
+
+    async def _read(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, or None once a refusal was sent (over the cap) or the client went away."""
+        from starlette.datastructures import Headers
+
+        from ask_engine.server.streams import read_capped
+
+        class _Gone(Exception):
+            pass
+
+        async def chunks() -> AsyncIterator[bytes]:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise _Gone
+                yield message.get("body", b"")
+                if not message.get("more_body", False):
+                    return
+
+        too_big = invalid_input("$", f"The request body is larger than {self.body_limit} bytes.")
+        try:
+            return await read_capped(chunks(), Headers(scope=scope).get("content-length"), self.body_limit, too_big)
+        except _Gone:
+            return None
+        except ProtocolError as err:
+            await _send_json(send, *_error_message({}, err))
+            return None
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    raw = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode("ascii"))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": raw})
 
 
 # --- stdio -------------------------------------------------------------------------------------------
