@@ -12,16 +12,31 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: setup index demo serve test test-fast lint check eval bench clean
 
+# llama-cpp-python compiles llama.cpp at install time, by default for the CPU it is built on. Such a build crashes on
+# CPUs with AMX (Intel Xeon) on the first prompt longer than one token, and may not run on other CPUs: build for any
+# x86-64 instead. pip's wheel cache ignores CMAKE_ARGS, so an earlier native build could be reused: --no-cache-dir,
+# and a stamp holding the flags, rebuilt when they change.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLAMA_STAMP := $(VENV)/.llama-cpp-portable
+ifneq ($(shell cat $(LLAMA_STAMP) 2>/dev/null),$(LLAMA_CMAKE_ARGS))
+.PHONY: $(LLAMA_STAMP)
+endif
+
 # Idempotent: re-runs pip only when pyproject.toml changed. torch==2.13.0 first (the local CPU wheel),
 # so sentence-transformers never pulls a CUDA build.
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml $(LLAMA_STAMP)
+	$(BIN)/python -m pip install -q torch==2.13.0
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q -e '.[dev,llm-test]'
+	touch $@
+
+$(LLAMA_STAMP):
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev,llm-test]'
-	touch $@
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q --no-cache-dir --force-reinstall --no-deps \
+		'llama-cpp-python>=0.3'
+	echo '$(LLAMA_CMAKE_ARGS)' > $@
 
 index: setup
 	$(BIN)/ask-engine index $(SHOP) --out $(INDEX)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,23 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_SHOP = ROOT / "eval" / "shops" / "fjord-fell"
 FIXTURE_SHOPS = ROOT / "tests" / "fixtures" / "shops"
 SPEC_DIR = ROOT.parent / "shared" / "spec"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """A test that failed while a llama.cpp server it used had died says so, with the server's log tail: the
+    failure itself (an extractive fallback, "generator_unavailable") would not say why."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    from tests.llm_server import LlamaServer
+
+    for value in getattr(item, "funcargs", {}).values():
+        if isinstance(value, LlamaServer):
+            dead = value.dead_report()
+            if dead is not None:
+                report.sections.append(("llama.cpp server died", dead))
 
 
 @pytest.fixture(scope="session")

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import httpx
 
+LAUNCHER = Path(__file__).with_name("llama_launcher.py")  # llama_cpp.server with use_extra_bufts=False
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ALIAS = "smollm2-135m"
 
 
 class LlamaServerError(RuntimeError):
-    """The llama.cpp server could not be started (missing package, model file or a crash at start-up)."""
+    """The llama.cpp server could not be started, or died (missing package, model file, a crash)."""
 
 
 def gguf_path() -> Path:
@@ -87,6 +88,28 @@ class LlamaServer:
         if close is not None:
             close()
 
+    def exit_description(self) -> str:
+        """How the process ended: "exited with 1", "killed by SIGSEGV (-11)"; "running" while it runs."""
+        code = self.process.poll()
+        if code is None:
+            return "running"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-code).name} ({code})"
+        return f"exited with {code}"
+
+    def dead_report(self) -> str | None:
+        """None while the server runs; else how it ended and the tail of its log (the reason a test failed)."""
+        if self.alive():
+            return None
+        return f"the llama.cpp server on port {self.port} {self.exit_description()}; log tail:\n{self.log_tail()}"
+
+    def check_alive(self) -> None:
+        """Raise LlamaServerError naming the exit and the log tail when the server is no longer running."""
+        report = self.dead_report()
+        if report is not None:
+            raise LlamaServerError(report)
+
     def log_tail(self, chars: int = 2000) -> str:
         try:
             return self.log_path.read_text("utf-8", errors="replace")[-chars:]
@@ -103,7 +126,8 @@ class LlamaServer:
 def start_llama_server(
     *, n_ctx: int = 4096, n_threads: int = 1, startup_timeout_s: float = 120.0, log_dir: Path | None = None
 ) -> LlamaServer:
-    """Start `python -m llama_cpp.server` on a free loopback port and wait until `/v1/models` answers.
+    """Start llama-cpp-python's server (through `llama_launcher.py`: extra buffer types off) on a free loopback
+    port and wait until `/v1/models` answers.
 
     One thread by default: llama.cpp's threads spin at their barriers, so on a shared, busy CI machine two threads
     run a 135M model several times slower than one.
@@ -115,8 +139,7 @@ def start_llama_server(
     log = log_path.open("wb")
     command = [
         sys.executable,
-        "-m",
-        "llama_cpp.server",
+        str(LAUNCHER),
         "--model",
         str(model),
         "--model_alias",
@@ -146,9 +169,10 @@ def start_llama_server(
     server = LlamaServer(process=process, port=port, log_path=log_path, _log=log)
     deadline = time.monotonic() + startup_timeout_s
     while time.monotonic() < deadline:
-        if not server.alive():
+        report = server.dead_report()
+        if report is not None:
             server.stop()
-            raise LlamaServerError(f"llama.cpp server exited with {process.returncode}:\n{server.log_tail()}")
+            raise LlamaServerError(f"{report}\n(at start-up)")
         try:
             response = httpx.get(f"{server.base_url}/models", timeout=2.0)
             if response.status_code == 200:

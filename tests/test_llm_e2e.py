@@ -48,6 +48,7 @@ def llm_settings(base_url: str | None, **overrides: Any) -> Settings:
 def llama() -> Iterator[LlamaServer]:
     with start_llama_server() as server:
         yield server
+        server.check_alive()  # a crash during the module is an error of its own, with the server's log tail
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +88,7 @@ def policy(llama: LlamaServer, sample_index: Path, embedder: Any) -> PolicyAnswe
             answers.append(Asked(*engine.ask_traced({"query": POLICY_QUESTION})))
         finally:
             engine.close()
+    llama.check_alive()  # a dead server, not a vague "generator_unavailable", is the reason to report
     return PolicyAnswers(*answers)
 
 
@@ -101,6 +103,51 @@ def _supported(sentence: Sentence, trace: Trace, scorer: FaithfulnessScorer) -> 
 
 def _sent(draft: Draft) -> list[str]:
     return [s.text for s in draft.sentences]
+
+
+# ----------------------------------------------------------------------------------------------- the server itself
+
+
+@pytest.mark.llm
+def test_the_llama_server_completes_a_prompt_longer_than_one_token(llama: LlamaServer) -> None:
+    """The AMX crash reproducer: a native llama.cpp build on a CPU with AMX segfaults on the first prompt longer
+    than one token. Runs first, so a crash is reported here, with the server's log, and not as fallbacks later."""
+    import httpx
+
+    prompt = "The three primary colours are red, yellow and"
+    try:
+        response = httpx.post(
+            f"{llama.base_url}/completions",
+            json={"model": llama.model, "prompt": prompt, "max_tokens": 8, "temperature": 0.0, "seed": 7},
+            timeout=240.0,
+        )
+    except httpx.HTTPError as exc:
+        llama.check_alive()
+        raise AssertionError(f"the llama.cpp server did not answer: {exc}") from exc
+    llama.check_alive()
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["usage"]["prompt_tokens"] > 1
+    assert body["usage"]["completion_tokens"] >= 1
+    assert body["choices"][0]["text"].strip(), body
+    assert "use_extra_bufts=" in llama.log_path.read_text("utf-8", errors="replace")  # started through the launcher
+
+
+@pytest.mark.llm
+def test_a_crashed_llama_server_is_reported_with_its_signal_and_log_tail() -> None:
+    import os
+    import signal
+
+    from tests.llm_server import LlamaServerError
+
+    with start_llama_server() as doomed:
+        assert doomed.dead_report() is None
+        os.killpg(doomed.process.pid, signal.SIGSEGV)  # what the AMX crash looks like from outside
+        doomed.process.wait(timeout=30)
+        with pytest.raises(LlamaServerError, match="killed by SIGSEGV") as raised:
+            doomed.check_alive()
+    assert "log tail:" in str(raised.value)
+    assert "use_extra_bufts=" in str(raised.value)  # the log's own lines are in the report
 
 
 # ----------------------------------------------------------------------------------------------- through Engine
