@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup index demo serve test test-fast lint check eval bench clean
+.PHONY: setup index demo serve test test-fast lint check eval bench fuzz clean
 
 # llama-cpp-python compiles llama.cpp at install time, by default for the CPU it is built on. Such a build crashes on
 # CPUs with AMX (Intel Xeon) on the first prompt longer than one token, and may not run on other CPUs: build for any
@@ -70,6 +70,12 @@ check: lint test
 eval: index
 	$(BIN)/ask-engine eval --index $(INDEX) eval/fjord-fell.jsonl --report eval/reports/latest \
 		--min-faithfulness 0.95 --min-fact-recall 0.78 --min-abstention-f1 0.65 --min-link-recall 0.9 --min-message-recall 0.95
+
+# Not in CI: schemathesis against the served OpenAPI document, a fixed budget and seed; exit 0 = no failures.
+FUZZ_EXAMPLES ?= 500
+fuzz: index
+	$(BIN)/python -m pip install -q -e '.[fuzz]'
+	$(BIN)/python -m tests.fuzz_openapi --index $(INDEX) --max-examples $(FUZZ_EXAMPLES)
 
 bench: setup
 	$(BIN)/python -m ask_engine.benchmark --out bench/results.json $(BENCH_ARGS)
