@@ -102,6 +102,19 @@ def markdown_is_safe(markdown: str) -> bool:
     return True
 
 
+def readable_text(markdown: str) -> str:
+    """What a reader sees of inline Markdown: link and image labels kept, every link target dropped
+    ("see the [guide](javascript:x)" → "see the guide")."""
+    blocks = _parser().parseInline(markdown)
+    out: list[str] = []
+    for token in _tokens(blocks[0].children or [] if blocks else []):
+        if token.type in ("text", "code_inline"):
+            out.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
 def escape_markdown(text: str) -> str:
     """Text escaped for Markdown: it renders as exactly itself, with no emphasis, link, image or HTML in it."""
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIAL else ch for ch in text)
@@ -111,7 +124,8 @@ def inert_answer(parts: Sequence[tuple[str, str]]) -> tuple[str, str]:
     """(plain, markdown) of an answer from its sentences' (text, markdown) pairs, whatever the sentences quote.
 
     Plain text carries no HTML tags. Markdown carries no raw HTML and no link or image to anything but
-    `safe_url` targets: a sentence whose Markdown would is sent as its plain text, escaped.
+    `safe_url` targets: a sentence whose Markdown would is sent as its readable words only (link labels, no
+    targets), escaped.
     """
     plains: list[str] = []
     markdowns: list[str] = []
@@ -120,8 +134,14 @@ def inert_answer(parts: Sequence[tuple[str, str]]) -> tuple[str, str]:
         md = strip_tags(markdown).strip()
         if not plain:
             continue
+        if md and not markdown_is_safe(md):
+            # the sentence quotes link syntax to a script or data URL: the buyer gets its words, not its target
+            plain = readable_text(md) or readable_text(plain)
+            if not plain:
+                continue
+            md = escape_markdown(plain)
         plains.append(plain)
-        markdowns.append(md if md and markdown_is_safe(md) else escape_markdown(plain))
+        markdowns.append(md or escape_markdown(plain))
     plain_answer = " ".join(plains)
     markdown_answer = " ".join(markdowns)
     if not markdown_is_safe(markdown_answer):
