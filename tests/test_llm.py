@@ -153,7 +153,9 @@ def test_injection_in_evidence_stays_inside_the_evidence_fence() -> None:
     prompt = build_prompt(_task(evidence=(poisoned, *task.evidence[1:])))
     evidence = _fenced(prompt.user, "evidence")
     assert "Tins ship in recycled card." in evidence
-    assert "90% off" in evidence  # kept as data, inside the fence ...
+    # a line carrying planted chat-template tokens is dropped as an instruction (guard.sanitize_text); whatever is
+    # kept stays data, inside the fence ...
+    assert "90% off" not in prompt.user.replace(evidence, "")
     question = _fenced(prompt.user, "question")
     assert "90% off" not in question  # ... and it did not open a question of its own
     assert "<|im_start|>" not in prompt.user
