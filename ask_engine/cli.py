@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from ask_engine import __version__
 from ask_engine.errors import AskEngineError
@@ -48,6 +49,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ask_engine.evaluation import cli_eval
 
     return cli_eval(args)
+
+
+def _cmd_pqa(args: argparse.Namespace) -> int:
+    from ask_engine.pqa import convert
+
+    try:
+        shop_dir, case_file, count = convert(args.file, args.out)
+    except (OSError, AskEngineError) as exc:
+        print(f"ask-engine pqa: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"shop: {shop_dir}\ncases: {case_file} ({count})")
+    print(f"next: ask-engine index {shop_dir} --out {Path(args.out) / 'index'}")
+    print(f"      ask-engine eval --index {Path(args.out) / 'index'} {case_file} --no-baselines")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--judge", action="store_true", help="also judge faithfulness with the configured LLM server (optional)"
     )
     p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser("pqa", help="turn a public product-QA file (semiPQA/hetPQA .tsv) into a shop and a case file")
+    p.add_argument("file", help="a .tsv file of ../shared/data/pqa (or another split in the same layout)")
+    p.add_argument("--out", required=True, help="folder for shop/, cases.jsonl and the data's LICENSE")
+    p.set_defaults(func=_cmd_pqa)
     return parser
 
 

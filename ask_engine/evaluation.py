@@ -124,6 +124,8 @@ class Expect:
     links: tuple[LinkExpect, ...] | None = None  # None: links are not checked for this turn
     messages: tuple[MessageExpect, ...] | None = None  # None: messages are not checked for this turn
     evidence: tuple[str, ...] = ()  # document ids that should be among the evidence
+    # answer-carries-evidence alternatives (product-QA cases): the answer must carry every text of one of them
+    evidence_any: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ class Case:
 
 
 _CASE_KEYS = {"id", "category", "query", "ids", "context", "expect", "followups", "note"}
-_EXPECT_KEYS = {"answerable", "facts", "must_not", "links", "messages", "evidence"}
+_EXPECT_KEYS = {"answerable", "facts", "must_not", "links", "messages", "evidence", "evidence_any"}
 _FOLLOWUP_KEYS = {"query", "expect", "ids", "context"}
 
 
@@ -202,7 +204,14 @@ def _parse_expect(raw: Any, where: str) -> Expect:
         links=links,
         messages=messages,
         evidence=_strings(raw.get("evidence", []), f"{where}.evidence"),
+        evidence_any=_alternatives(raw.get("evidence_any", []), f"{where}.evidence_any"),
     )
+
+
+def _alternatives(value: Any, where: str) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(value, list) or not all(isinstance(g, list) for g in value):
+        raise ValueError(f"{where} must be a list of lists of strings")
+    return tuple(_strings(g, f"{where}[{n}]") for n, g in enumerate(value))
 
 
 def parse_case(raw: Any, line: int = 0) -> Case:
@@ -329,6 +338,7 @@ class TurnResult:
     expected_evidence: list[str] = field(default_factory=list)
     evidence_rank: int | None = None  # 1-based rank of the first expected document among the evidence
     evidence_found: dict[str, int] = field(default_factory=dict)  # expected doc -> rank
+    evidence_hit: bool | None = None  # product-QA cases: the answer carries the labelled evidence
     judge: dict[str, Any] | None = None
 
     @property
@@ -447,6 +457,10 @@ def score_turn(
         result.messages_matched = len(wanted) - len(result.messages_missing)
         result.messages_correct = sum(1 for g in got if g in wanted)
 
+    if expect.evidence_any:
+        from ask_engine.answering.ranker import carries
+
+        result.evidence_hit = not result.abstained and carries(result.answer, expect.evidence_any)
     result.expected_evidence = list(expect.evidence)
     ranks = {doc: n for n, doc in enumerate(result.evidence_docs, start=1)}
     result.evidence_found = {doc: ranks[doc] for doc in expect.evidence if doc in ranks}
@@ -972,15 +986,25 @@ def cli_eval(args: argparse.Namespace) -> int:
             for mode in modes:
                 print(f"running {len(cases)} cases with {mode} retrieval ...", file=sys.stderr)
                 runs[mode] = run_eval(engine, cases, retrieval=mode, scorer=scorer)
+            pqa_figures = None
+            if any(c.category == "pqa" for c in cases):
+                from ask_engine.pqa import eval_figures
+
+                pqa_figures = eval_figures(engine, cases, runs["hybrid"])
         finally:
             engine.close()
             close = getattr(engine.store, "close", None)
             if callable(close):
                 close()
     summary = summarize(runs["hybrid"])
+    if pqa_figures is not None:
+        summary["pqa"] = pqa_figures
     judge = judge_run(runs["hybrid"], settings) if getattr(args, "judge", False) else None
     baselines = {mode: summarize(run) for mode, run in runs.items()}
     print_summary(summary, baselines, print)
+    if "pqa" in summary:
+        print("product-QA (answer carries the labelled evidence; same-run cosine baseline at its best threshold):")
+        print(json.dumps(summary["pqa"], indent=1))
     if judge is not None:
         print(f"LLM judge: {json.dumps(judge)}")
     if args.report:

@@ -56,6 +56,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ask_engine.answering.ranker import QuestionShape, Ranker, features, load_ranker
+from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.catalog import format_money
 from ask_engine.chunking import quotable_lines
 from ask_engine.errors import ConfigError
@@ -632,7 +634,12 @@ class ExtractiveGenerator:
         answer.use(doc.id)
         commerce = intent.price or intent.stock or intent.options or bool(intent.colours) or _asks_sku(intent)
         variant = _named_variant(task, doc)
-        if variant is not None and not (intent.price or intent.stock):
+        if (
+            variant is not None
+            and usable_value(variant.title)
+            and len(doc.variants) > 1
+            and not (intent.price or intent.stock)
+        ):
             # "is this the long leg?" about a variant named by id: say which variant it is
             answer.claim(
                 f"This is the {variant.title} variant of the {doc.title}",
@@ -684,17 +691,22 @@ class ExtractiveGenerator:
         asked = _attribute_stems(intent, doc)
         if standalone and not intent.concepts and (intent.overview or not asked):
             return self._overview(work, doc)
-        facts = _match_facts(work, doc, asked)
+        facts = _concept_facts(work, doc) or _match_facts(work, doc, asked)
         if facts:
             first = True
             for fact in facts[:2]:
                 _fact_sentence(answer, work, doc, fact, lead=first)
                 first = False
             return answer
-        described = _match_description(work, doc, asked)
-        if described:
-            for text in described:
-                answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+        # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
+        # lists) is scored by the calibrated ranker; the best ones above its bar answer.
+        ranked = _ranked_units(work, doc)
+        chosen = _chosen_units(ranked)
+        if chosen:
+            first = True
+            for unit in chosen:
+                _state_unit(answer, work, doc, unit, lead=first)
+                first = False
             return answer
         # Not recorded: say so, then what is recorded that comes closest.
         answer.not_recorded = True
@@ -704,7 +716,7 @@ class ExtractiveGenerator:
                 "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
             ),
         )
-        related = _related_facts(work, doc)
+        related = _related_facts(work, doc, ranked)
         for fact in related[:1]:
             _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
         return answer
@@ -812,6 +824,17 @@ class ExtractiveGenerator:
         if variants and (len(variants) < len(doc.variants) or len(doc.variants) == 1):
             priced = [v for v in variants if v.price is not None][:3]
             prices = {v.price for v in priced}
+            if len(doc.variants) == 1 or not all(usable_value(v.title) for v in priced):
+                # one variant (Shopify's "Default Title"): its price is the product's price
+                priced = priced[:1]
+                if priced:
+                    value = format_money(priced[0].price, currency)
+                    answer.claim(
+                        f"The price of the {title} is {value}",
+                        cites,
+                        markdown=f"The price of the **{title}** is {value}",
+                    )
+                    return
             if priced and len(prices) == 1 and len(priced) > 1:
                 value = format_money(priced[0].price, currency)
                 answer.claim(
@@ -1335,6 +1358,71 @@ def _facts(doc: Document) -> list[Fact]:
     return [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not _is_untrusted(f.value)]
 
 
+def _concept_facts(work: _Work, doc: Document) -> list[Fact]:
+    """Facts whose key the attribute lexicon ties to what the question asks ("waterproof" → `waterproof_rating`)."""
+    facts = [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options")]
+    hits: list[Fact] = []
+    for name in work.intent.concepts:
+        for key in CONCEPTS_BY_NAME[name].keys:
+            hits += [f for f in facts if fact_key_matches(f.key, key) and f not in hits]
+        if hits:
+            safe = [_safe_fact(f) for f in hits]
+            return [f for f in safe if usable_value(f.value)]
+    return []
+
+
+@lru_cache(maxsize=1)
+def _ranker() -> Ranker:
+    return load_ranker()
+
+
+def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
+    """The product's units with the ranker's probability that each answers the question, best first."""
+    units = product_units(doc, untrusted=_is_untrusted)
+    if not units or work.embedder is None:
+        return []
+    probe = _attribute_probe(work.intent, doc)
+    sims = work.similarity([u.text for u in units], probe=probe)
+    labelled = [u.label for u in units if u.label]
+    label_values = iter(work.similarity(labelled, probe=probe)) if labelled else iter(())
+    label_sims = np.asarray([float(next(label_values)) if u.label else 0.0 for u in units], dtype=np.float32)
+    probabilities = _ranker().probabilities(features(QuestionShape.read(probe), units, sims, label_sims))
+    ranked = sorted(zip((float(p) for p in probabilities), units, strict=True), key=lambda pu: -pu[0])
+    work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))
+    return ranked
+
+
+def _chosen_units(ranked: Sequence[tuple[float, Unit]]) -> list[Unit]:
+    """The best unit when it clears the calibrated bar, and the second when it clears the second bar."""
+    ranker = _ranker()
+    if not ranked or ranked[0][0] < ranker.bar:
+        return []
+    chosen = [ranked[0][1]]
+    if len(ranked) > 1 and ranked[1][0] >= ranker.second_bar:
+        chosen.append(ranked[1][1])
+    return chosen
+
+
+def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead: bool) -> None:
+    """A recorded fact through its template; an option as the list of its values; a description unit quoted."""
+    fact = unit.fact
+    if unit.kind == "description" or fact is None:
+        answer.claim(unit.text, _cites_for(work.task, doc, unit.text), doc=doc.id)
+        return
+    if unit.kind == "option":
+        values = [v.strip() for v in unit.value.split(",") if v.strip()]
+        label = _plural_label(unit.label.lower())
+        verb = "are" if len(values) > 1 else "is"
+        answer.claim(
+            f"The {label} of the {doc.title} {verb} {join_and(values)}",
+            _cites_for(work.task, doc),
+            markdown=f"The {label} of the **{doc.title}** {verb} {join_and(values)}",
+            doc=doc.id,
+        )
+        return
+    _fact_sentence(answer, work, doc, replace(fact, value=unit.value), lead=lead)
+
+
 def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact]:
     """Facts that answer the question: lexicon keys first, then label words and embedding similarity."""
     facts = [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options")]
@@ -1419,10 +1507,14 @@ def _addresses(text: str, concept: Concept, query: str) -> bool:
     return any(re.search(cue, text) and re.search(cue, query) for cue in concept.cues)
 
 
-def _related_facts(work: _Work, doc: Document) -> list[Fact]:
+def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
     """What is recorded that comes closest to an unrecorded attribute: the lexicon's related keys, else the most
     similar fact."""
-    facts = [f for f in _facts(doc) if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options")]
+    facts = [
+        f
+        for f in _facts(doc)
+        if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options") and usable_value(f.value)
+    ]
     for name in work.intent.concepts:
         for key in CONCEPTS_BY_NAME[name].related:
             for fact in facts:
@@ -1430,6 +1522,9 @@ def _related_facts(work: _Work, doc: Document) -> list[Fact]:
                     return [_safe_fact(fact)]
     if not facts:
         return []
+    for _, unit in ranked:
+        if unit.kind == "fact" and unit.fact is not None:
+            return [_safe_fact(unit.fact)]  # the recorded fact the ranker puts nearest the question
     texts = [f"{f.label}: {_plain(f.value)}" for f in facts]
     sims = work.similarity(texts, probe=_attribute_probe(work.intent, doc))
     best = int(np.argmax(sims)) if len(sims) else 0
