@@ -653,6 +653,13 @@ class ExtractiveGenerator:
             answer.extend(self._attribute(work, doc, standalone=not commerce))
         if not answer.sentences:
             return None
+        if answer.not_recorded and commerce:
+            # "what size is the bottle?" names no option the product has, but its description may state it
+            chosen = _chosen_units(_ranked_units(work, doc))
+            if chosen:
+                answer = _Answer()
+                for n, unit in enumerate(chosen):
+                    _state_unit(answer, work, doc, unit, lead=n == 0)
         if answer.not_recorded and has_policy_evidence:
             # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?").
             policy = self._select(work, targets, policy_only=True)
@@ -689,8 +696,17 @@ class ExtractiveGenerator:
         answer = _Answer()
         answer.use(doc.id)
         asked = _attribute_stems(intent, doc)
-        if standalone and not intent.concepts and (intent.overview or not asked):
+        if standalone and not intent.concepts and intent.overview:
             return self._overview(work, doc)
+        if standalone and not intent.concepts and not asked:
+            # no attribute word survives ("what is it compatible with?"): a unit clearing the bar answers, else
+            # the overview does
+            chosen = _chosen_units(_ranked_units(work, doc))
+            if not chosen:
+                return self._overview(work, doc)
+            for n, unit in enumerate(chosen):
+                _state_unit(answer, work, doc, unit, lead=n == 0)
+            return answer
         facts = _concept_facts(work, doc) or _match_facts(work, doc, asked)
         if facts:
             first = True
