@@ -388,7 +388,6 @@ class ShopService:
         )
 
 
-def unpaired_surrogates(data: Any, limit: int = 10) -> list[InvalidInputItem]:
 def rate_limit_message(settings: Settings, span: float, seconds: int) -> str:
     """Names the limit that refused the request, the setting behind it, and what it is counted per."""
     if span <= 60:
@@ -399,6 +398,7 @@ def rate_limit_message(settings: Settings, span: float, seconds: int) -> str:
     return f"Too many requests: at most {limit} a {window} {per} ({setting}); retry after {seconds} s."
 
 
+def unpaired_surrogates(data: Any, limit: int = 10) -> list[InvalidInputItem]:
     """Strings (keys or values) holding lone UTF-16 surrogates: not Unicode text, so refused at the edge."""
     found: list[InvalidInputItem] = []
     stack: list[tuple[str, Any]] = [("$", data)]
