@@ -19,7 +19,6 @@ from typing import Any
 from ask_engine import registry
 from ask_engine.config import Settings
 from ask_engine.errors import AskEngineError, GeneratorUnavailable, InvalidInput
-from ask_engine.generators import phrase
 from ask_engine.guard import (
     Operation,
     SupportScorer,
@@ -45,6 +44,7 @@ from ask_engine.models import (
     Message,
     ucp_envelope,
 )
+from ask_engine.phrases import phrase
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
 from ask_engine.retrieve import Mode, Retriever, policy_intents

@@ -51,7 +51,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -60,7 +59,6 @@ from ask_engine.answering.ranker import QuestionShape, Ranker, features, load_ra
 from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.catalog import format_money
 from ask_engine.chunking import quotable_lines
-from ask_engine.errors import ConfigError
 from ask_engine.faithfulness import split_sentences
 from ask_engine.guard import is_injection
 from ask_engine.language import (
@@ -80,6 +78,7 @@ from ask_engine.language import (
     third_person,
     word_set,
 )
+from ask_engine.phrases import phrase
 from ask_engine.types import Document, Draft, DraftKind, Evidence, Fact, Sentence, Task, Variant
 
 if TYPE_CHECKING:
@@ -87,34 +86,6 @@ if TYPE_CHECKING:
     from ask_engine.protocols import Embedder
 
 __all__ = ["ExtractiveGenerator", "phrase"]
-
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-
-# ----------------------------------------------------------------------------------------------- fixed phrases
-
-
-@lru_cache(maxsize=1)
-def _phrases() -> Any:
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(PROMPTS_DIR)),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=False,
-    )
-    return env.get_template("phrases.j2").module
-
-
-def phrase(name: str, **kwargs: str) -> str:
-    """Render the fixed phrase `name` from prompts/phrases.j2 (one or more sentences, first letter capitalised)."""
-    module = _phrases()
-    macro = getattr(module, name, None)
-    if macro is None or name.startswith("_"):
-        raise ConfigError(f"phrases.j2 has no phrase {name!r}")
-    text = re.sub(r"\s+", " ", str(macro(**kwargs))).strip()
-    return text[:1].upper() + text[1:]
-
 
 # ----------------------------------------------------------------------------------------------- tunables
 

@@ -607,7 +607,7 @@ def read_query(query: str) -> QueryParts:
 
 def operation_sentence(op: Operation) -> Sentence:
     """The answer's first sentence when an operation was asked for: nothing was changed (prompts/phrases.j2)."""
-    from ask_engine.generators import phrase
+    from ask_engine.phrases import phrase
 
     nouns = _object_phrase(op.objects or (op.object,))
     return Sentence(text=phrase("nothing_changed", object=nouns), kind="meta")
