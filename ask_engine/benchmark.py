@@ -249,7 +249,7 @@ def machine_info() -> dict[str, Any]:
 
 def product_questions(shop_dir: str | Path, count: int) -> list[dict[str, Any]]:
     """`count` ask requests about the shop's products by title, all distinct while titles × templates last."""
-    from ask_engine.catalog import load_documents
+    from ask_engine.sources import load_documents
 
     _, documents = load_documents(shop_dir)
     titles = list(dict.fromkeys(d.title for d in documents if d.kind == "product"))
@@ -384,8 +384,8 @@ def _bench_ask_cached(engine: Engine, questions: Sequence[dict[str, Any]]) -> di
 
 
 def _passage_texts(shop_dir: Path) -> list[str]:
-    from ask_engine.catalog import load_documents
     from ask_engine.chunking import passages
+    from ask_engine.sources import load_documents
 
     shop, documents = load_documents(shop_dir)
     return [p.text for doc in documents for p in passages(doc, shop)]

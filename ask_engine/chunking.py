@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ask_engine.catalog import format_money
+from ask_engine.sources import format_money
 from ask_engine.types import Document, Passage, ShopInfo, Variant
 
 __all__ = ["FACT_SHEET_LIMIT", "SECTION_LIMIT", "passages", "quotable_lines"]

@@ -57,7 +57,6 @@ import numpy as np
 
 from ask_engine.answering.ranker import QuestionShape, Ranker, features, load_ranker
 from ask_engine.answering.units import Unit, product_units, usable_value
-from ask_engine.catalog import format_money
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
 from ask_engine.guard import is_injection
@@ -79,6 +78,7 @@ from ask_engine.language import (
     word_set,
 )
 from ask_engine.phrases import phrase
+from ask_engine.sources import format_money
 from ask_engine.types import Document, Draft, DraftKind, Evidence, Fact, Sentence, Task, Variant
 
 if TYPE_CHECKING:

@@ -217,7 +217,7 @@ def _aliases_for(documents: Sequence[Document]) -> tuple[dict[str, tuple[str, st
     entries sharing their page's URL), resolves to none; several products sharing a SKU or handle is a catalogue
     mistake worth a warning.
     """
-    from ask_engine.catalog import alias_keys
+    from ask_engine.sources import alias_keys
 
     claims: dict[str, list[tuple[Document, str | None]]] = {}
     for doc in documents:
@@ -307,7 +307,7 @@ def build_index(
     progress: bool | None = None,
 ) -> BuildReport:
     """Index the shop folder `shop_dir` into `out`, re-embedding only new and changed documents (all when `full`)."""
-    from ask_engine.catalog import load_documents
+    from ask_engine.sources import load_documents
 
     started = time.perf_counter()
     settings = settings or Settings.load()

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ask_engine.catalog import humanise_label, humanise_value
 from ask_engine.errors import ConfigError
 from ask_engine.faithfulness import split_sentences
+from ask_engine.sources import humanise_label, humanise_value
 
 __all__ = ["STORE_SOURCES", "Candidate", "convert", "parse_attribute", "read_pqa"]
 

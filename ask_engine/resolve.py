@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ask_engine.catalog import alias_key
+from ask_engine.sources import alias_key
 from ask_engine.types import Resolution, Turn, Unresolved
 
 if TYPE_CHECKING:

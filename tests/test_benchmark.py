@@ -21,8 +21,8 @@ from ask_engine.benchmark import (
     run_benchmark,
     touch_products,
 )
-from ask_engine.catalog import alias_key, alias_keys, load_documents
 from ask_engine.chunking import passages
+from ask_engine.sources import alias_key, alias_keys, load_documents
 from ask_engine.synthetic_shop import CATEGORIES, synthetic_product, synthetic_questions, write_synthetic_shop
 
 

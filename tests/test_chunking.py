@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ask_engine.catalog import load_documents
 from ask_engine.chunking import FACT_SHEET_LIMIT, SECTION_LIMIT, passages, quotable_lines
+from ask_engine.sources import load_documents
 from ask_engine.types import Disclosure, Document, Fact, Section, ShopInfo, Variant
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ask_engine.catalog import load_documents
 from ask_engine.chunking import passages
 from ask_engine.errors import ConfigError
 from ask_engine.faithfulness import FaithfulnessScorer
 from ask_engine.generators import ExtractiveGenerator, phrase
 from ask_engine.protocols import Generator
+from ask_engine.sources import load_documents
 from ask_engine.types import (
     Document,
     Draft,

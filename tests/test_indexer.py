@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import ask_engine.chunking as chunking
-from ask_engine.catalog import alias_key
 from ask_engine.cli import main
 from ask_engine.errors import IndexError_, SourceError
 from ask_engine.indexer import BuildReport, build_index
 from ask_engine.indexes import ShopIndex
+from ask_engine.sources import alias_key
 from ask_engine.types import Document, Passage, ShopInfo
 
 PRODUCTS = {

@@ -50,8 +50,8 @@ def _fold(product: str) -> int:
 
 
 def load_items(pqa_dir: Path, name: str, embedder: Any, cache_dir: Path) -> list[Item]:
-    from ask_engine.catalog import ShopSource
     from ask_engine.pqa import convert
+    from ask_engine.sources import ShopSource
 
     source = pqa_dir / f"{name}.tsv"
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,4 +1,4 @@
-"""catalog: shop folders (Shopify JSON/CSV, Markdown/HTML policies and pages, FAQ) → Documents, ids and errors."""
+"""sources: shop folders (Shopify JSON/CSV, Markdown/HTML policies and pages, FAQ) → Documents, ids and errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from ask_engine.catalog import (
+from ask_engine.errors import SourceError
+from ask_engine.protocols import CatalogSource
+from ask_engine.sources import (
     ShopSource,
     alias_key,
     alias_keys,
@@ -18,8 +20,6 @@ from ask_engine.catalog import (
     load_shop_info,
     slugify,
 )
-from ask_engine.errors import SourceError
-from ask_engine.protocols import CatalogSource
 from ask_engine.types import Document
 
 ROOT = Path(__file__).resolve().parents[1]

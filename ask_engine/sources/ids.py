@@ -1,0 +1,94 @@
+"""Ids of shop documents: slugs, generated GIDs, and the alias keys that ids are stored and looked up under.
+
+Every string in `Document.aliases` is meant to go through `alias_key` before it is stored or looked up;
+`alias_keys(doc)` does that for one document and also registers the handle under both `handle:` and `id:`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from urllib.parse import quote, unquote, urlsplit
+
+from ask_engine.types import Document, ShopInfo
+
+
+def slugify(text: str) -> str:
+    """Lower-case, accent-free, hyphen-separated: "Größe & Fit!" → "grosse-fit"; non-Latin letters are kept."""
+    chars = []
+    for char in text.replace("ß", "ss"):
+        base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+        # Accents come off Latin letters only: a Japanese voiced mark changes the letter, it is not decoration.
+        chars.append(base if base.isascii() else unicodedata.normalize("NFKC", char))
+    return re.sub(r"[\W_]+", "-", "".join(chars).lower()).strip("-")
+
+
+_PRODUCT_PATH = re.compile(r"(?:^|/)products/([^/]+)")
+_HOST_LIKE = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?/", re.IGNORECASE)
+
+
+def alias_key(raw: str, *, fragment: bool = False) -> str | None:
+    """Normalise one id as a shopper or platform sends it; None for an empty one.
+
+    - `gid://...` → unchanged (GIDs are case-sensitive and already canonical).
+    - A URL (`http(s)://`, a path starting with `/`, or `host.tld/...`): host, query string and fragment are ignored;
+      a path holding `/products/<handle>` (also under `/collections/x/` or a locale prefix such as `/en-gb/`) →
+      `handle:<handle>`, any other path → `path:<path>` (lower-case, no trailing slash).
+    - Anything else (SKU, handle, numeric id) → `id:<casefolded>`.
+
+    `fragment=True` keeps a URL's `#fragment` on `path:` keys (`path:/pages/faq#returns`): FAQ entries share one page
+    URL and are registered that way, so a resolver tries the key with the fragment first, then without it.
+    """
+    value = raw.strip()
+    if not value:
+        return None
+    if value.startswith("gid://"):
+        return value
+    lowered = value.lower()
+    if lowered.startswith(("http://", "https://", "/")) or _HOST_LIKE.match(value):
+        if not lowered.startswith(("http://", "https://", "/")):
+            value = "https://" + value
+        parts = urlsplit(value)
+        path = unquote(parts.path)
+        match = _PRODUCT_PATH.search(path)
+        if match:
+            return "handle:" + match.group(1).lower()
+        key = "path:" + (path.rstrip("/").lower() or "/")
+        return f"{key}#{unquote(parts.fragment).lower()}" if fragment and parts.fragment else key
+    return "id:" + value.casefold()
+
+
+def alias_keys(doc: Document) -> dict[str, str | None]:
+    """alias key → variant GID for keys that name one variant (its GID, SKU, numeric id), None for the document.
+
+    The handle is registered under both `handle:` (from URLs) and `id:` (a bare handle in `ids`). FAQ entries are
+    registered under their page path with the entry's fragment (see `alias_key(raw, fragment=True)`).
+    """
+    keys: dict[str, str | None] = {}
+    for alias in doc.aliases:
+        key = alias_key(alias, fragment=doc.kind == "faq")
+        if key is not None:
+            keys.setdefault(key, None)
+    if doc.handle:
+        keys.setdefault("handle:" + doc.handle.lower(), None)
+        keys.setdefault("id:" + doc.handle.casefold(), None)
+    for variant in doc.variants:
+        for name in (variant.gid, variant.sku, _numeric_tail(variant.gid)):
+            variant_key = alias_key(name) if name else None
+            if variant_key is not None:
+                keys[variant_key] = variant.gid
+    return keys
+
+
+def _numeric_tail(gid: str) -> str | None:
+    tail = gid.rsplit("/", 1)[-1]
+    return tail if tail.isdigit() else None
+
+
+def _gid(shop: ShopInfo, kind: str, ident: str) -> str:
+    return f"gid://{shop.gid_namespace}/{kind}/{quote(ident, safe='-_.~')}"
+
+
+def _dedupe(items: Iterable[str | None]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(i for i in items if i))

@@ -1,0 +1,196 @@
+"""Merchant HTML and Markdown → lines of plain text and section headings (a line per paragraph, list item, table row).
+
+The text that comes out holds no markup: every line passes `ask_engine.markup.strip_tags`, so markup the merchant
+entity-escaped is removed too, never decoded into text to quote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ask_engine.markup import strip_tags
+
+_SENTENCE_END = (".", "!", "?", ":", ";", "…", "。", "！", "？")
+
+
+@dataclass
+class _Block:
+    """One line of text, or a heading that starts a section."""
+
+    text: str
+    level: int = 0  # 0: a line of text; 1-6: a heading
+    anchor: str = ""  # explicit anchor (`id` attribute or `{#id}`)
+
+
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_BLOCK_TAGS = {
+    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog", "div", "dl",
+    "dt", "fieldset", "figcaption", "figure", "footer", "form", "header", "hgroup", "hr", "html", "li", "main", "nav",
+    "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+}  # fmt: skip
+_BLOCKISH = sorted(_BLOCK_TAGS | _HEADINGS)
+_SKIP_TAGS = {
+    "audio", "button", "canvas", "embed", "head", "iframe", "img", "input", "noscript", "object", "picture",
+    "script", "select", "style", "svg", "template", "textarea", "video",
+}  # fmt: skip
+_EXPLICIT_ANCHOR = re.compile(r"\s*\{#([^\s}]+)[^}]*\}\s*$")
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _sentence(line: str) -> str:
+    """A line as a sentence: list items, table rows and headings often lack a full stop."""
+    stripped = line.rstrip("\"'”’)]*_ ")
+    return line if stripped.endswith(_SENTENCE_END) else line + "."
+
+
+class _HtmlText:
+    """Walks parsed HTML into lines (one per paragraph, list item or table row) and section headings."""
+
+    def __init__(self, split_level: int) -> None:
+        self.split_level = split_level
+        self.blocks: list[_Block] = []
+        self._buffer: list[str] = []
+        self._pre = 0
+
+    def flush(self) -> None:
+        text = "".join(self._buffer)
+        self._buffer = []
+        for raw in text.split("\n"):
+            line = _collapse(raw)
+            if line:
+                self.blocks.append(_Block(_sentence(line)))
+
+    def walk(self, node: Any) -> None:
+        from bs4 import Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
+
+        for child in node.children:
+            if isinstance(child, Comment | Declaration | Doctype | ProcessingInstruction):
+                continue
+            if isinstance(child, NavigableString):
+                self._buffer.append(str(child) if self._pre else str(child).replace("\n", " "))
+                continue
+            if not isinstance(child, Tag) or child.name in _SKIP_TAGS:
+                continue
+            name = child.name
+            if name == "br":
+                self._buffer.append("\n")
+            elif name in _HEADINGS:
+                self.flush()
+                self._heading(child)
+            elif name == "table":
+                self.flush()
+                self._table(child)
+            elif name in _BLOCK_TAGS or child.find(_BLOCKISH) is not None:
+                self.flush()
+                self._pre += name == "pre"
+                self.walk(child)
+                self._pre -= name == "pre"
+                self.flush()
+            else:
+                self.walk(child)  # inline: links, emphasis, code keep flowing into the current line
+
+    def _heading(self, tag: Any) -> None:
+        text = _collapse(tag.get_text())
+        anchor = str(tag.get("id") or "")
+        match = _EXPLICIT_ANCHOR.search(text)
+        if match:
+            anchor, text = match.group(1), text[: match.start()].rstrip()
+        if not anchor:
+            named = tag.find("a", attrs={"id": True}) or tag.find("a", attrs={"name": True})
+            if named is not None:
+                anchor = str(named.get("id") or named.get("name") or "")
+        if not text:
+            return
+        level = int(tag.name[1])
+        if level <= self.split_level:
+            self.blocks.append(_Block(text, level, anchor))
+        else:
+            self.blocks.append(_Block(_sentence(text)))
+
+    def _table(self, table: Any) -> None:
+        rows = [
+            [_collapse(cell.get_text(" ")) for cell in tr.find_all(["td", "th"], recursive=False)]
+            for tr in table.find_all("tr")
+        ]
+        first = table.find("tr")
+        has_header = first is not None and (
+            first.find_parent("thead") is not None
+            or all(cell.name == "th" for cell in first.find_all(["td", "th"], recursive=False))
+        )
+        caption = table.find("caption")
+        if caption is not None and _collapse(caption.get_text()):
+            self.blocks.append(_Block(_sentence(_collapse(caption.get_text()))))
+        header = rows.pop(0) if has_header and rows else []
+        for cells in rows:
+            if not any(cells):
+                continue
+            if header and len(header) == len(cells):
+                parts = [f"{h}: {v}" if h else v for h, v in zip(header, cells, strict=True) if v]
+                line = ", ".join(parts)
+            else:
+                line = " | ".join(c for c in cells if c)
+            self.blocks.append(_Block(_sentence(line)))
+        if header and not rows:
+            self.blocks.append(_Block(_sentence(" | ".join(h for h in header if h))))
+
+
+def _html_blocks(html: str, split_level: int = 4) -> list[_Block]:
+    from bs4 import BeautifulSoup
+
+    walker = _HtmlText(split_level)
+    walker.walk(BeautifulSoup(html, "html.parser"))
+    walker.flush()
+    # The parser decodes entities: "&lt;script&gt;" in the source is now "<script>" in the text. Markup the
+    # merchant escaped is still markup, never text to quote.
+    blocks: list[_Block] = []
+    for block in walker.blocks:
+        text = _collapse(strip_tags(block.text, decode=True))
+        if text != block.text and not any(ch.isalnum() for ch in text):
+            continue  # the line was only markup ("<script>…</script>.")
+        block.text = text
+        blocks.append(block)
+    return blocks
+
+
+_SHORT_LINE = 60  # addresses, opening hours, "Phone: ..." lines; hard-wrapped prose runs longer
+
+
+def _markdown_html(text: str) -> str:
+    """Markdown → HTML. A paragraph of short lines keeps its line breaks (an address or a contact block), while
+    hard-wrapped prose is joined as CommonMark says."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    tokens = md.parse(text)
+    for token in tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        lines = [line.strip() for line in token.content.splitlines() if line.strip()]
+        if len(lines) > 1 and all(len(line) <= _SHORT_LINE for line in lines):
+            for child in token.children:
+                if child.type == "softbreak":
+                    child.type = "hardbreak"
+    return md.renderer.render(tokens, md.options, {})
+
+
+def _blocks(text: str, markdown: bool, split_level: int = 4) -> list[_Block]:
+    return _html_blocks(_markdown_html(text) if markdown else text, split_level)
+
+
+def html_to_text(html: str) -> str:
+    """Plain text of an HTML fragment: one line per paragraph, list item, heading or table row."""
+    return "\n".join(b.text for b in _html_blocks(html, split_level=0))
+
+
+def markdown_to_text(text: str) -> str:
+    """Plain text of Markdown (or HTML inside Markdown), laid out like `html_to_text`."""
+    return html_to_text(_markdown_html(text))
+
+
+def _text_lines(text: str) -> list[str]:
+    return [_sentence(_collapse(line)) for line in strip_tags(text, decode=True).splitlines() if line.strip()]
