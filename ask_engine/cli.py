@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ask_engine import __version__
 from ask_engine.errors import AskEngineError
@@ -27,10 +29,66 @@ def _cmd_index(args: argparse.Namespace) -> int:
     return cli_index(args)
 
 
-def _cmd_ask(args: argparse.Namespace) -> int:
-    from ask_engine.engine import cli_ask
+def _print_response(data: dict[str, Any], write: Callable[[str], Any]) -> None:
+    write(data["answer"]["plain"])
+    links = data.get("links") or []
+    if links:
+        write("")
+        write("Links:")
+        for link in links:
+            title = link.get("title") or link["type"]
+            write(f"  {title} — {link['url']}")
+    messages = data.get("messages") or []
+    if messages:
+        write("")
+        write("Messages:")
+        for message in messages:
+            code = f" {message['code']}" if message.get("code") else ""
+            path = f" ({message['path']})" if message.get("path") else ""
+            write(f"  {message['type']}{code}{path}: {message['content']}")
 
-    return cli_ask(args)
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    """`ask-engine ask --index DIR "question" [--id ID ...] [--context JSON] [--json] [--config F]`."""
+    from ask_engine.config import Settings
+    from ask_engine.engine import Engine
+    from ask_engine.errors import InvalidInput
+
+    context: Any = None
+    if getattr(args, "context", None):
+        try:
+            context = json.loads(args.context)
+        except json.JSONDecodeError as exc:
+            print(f"ask-engine: error: --context is not valid JSON: {exc}", file=sys.stderr)
+            return 2
+        if not isinstance(context, dict):
+            print(
+                'ask-engine: error: --context must be a JSON object, e.g. \'{"address_country": "NO"}\'',
+                file=sys.stderr,
+            )
+            return 2
+    request: dict[str, Any] = {"query": args.question}
+    if getattr(args, "ids", None):
+        request["ids"] = list(args.ids)
+    if context is not None:
+        request["context"] = context
+    settings = Settings.load(getattr(args, "config", None))
+    engine = Engine.open(args.index, settings)
+    try:
+        try:
+            response = engine.ask(request, asker="cli")
+        except InvalidInput as exc:
+            for message in exc.messages():
+                print(f"ask-engine: error: {message['content']}", file=sys.stderr)
+            return 2
+    finally:
+        engine.close()
+    data = response.to_json()
+    if getattr(args, "json", False):
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        _print_response(data, print)
+    return 0
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

@@ -2,49 +2,33 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import re
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ask_engine import registry
+from ask_engine import compose, registry
 from ask_engine.config import Settings
-from ask_engine.errors import AskEngineError, GeneratorUnavailable, InvalidInput
+from ask_engine.errors import AskEngineError, GeneratorUnavailable
 from ask_engine.guard import (
     Operation,
     SupportScorer,
     answers_something,
     detect_operation,
-    disclosure_messages,
     ground,
     operation_messages,
-    operation_sentence,
     read_query,
     sanitize_document,
     sanitize_evidence,
     strip_injected,
 )
 from ask_engine.indexes import ShopIndex
-from ask_engine.markup import inert_answer, strip_tags
-from ask_engine.models import (
-    Answer,
-    AskRequest,
-    AskResponse,
-    Conversation,
-    Link,
-    Message,
-    ucp_envelope,
-)
-from ask_engine.phrases import phrase
+from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
 from ask_engine.retrieve import Mode, Retriever, policy_intents
@@ -52,13 +36,9 @@ from ask_engine.types import Document, Draft, Evidence, Resolution, Sentence, Sh
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE_MESSAGE = "The answering service failed; an answer isn't available right now. Try again shortly."
-CONVERSATION_NOT_FOUND = "Conversation not found or expired; a new conversation was started."
-CONVERSATION_NOT_KEPT = "Conversation not found or expired; this question was answered on its own."
 # Operations whose "how do I ...?" the shop's own pages usually explain ("cancel my order" → the cancellation FAQ).
 # A cart change, a discount or a stock hold has nothing to explain beyond "nothing was changed".
 _EXPLAINED_OPERATIONS = frozenset({"return", "order", "account", "subscription", "booking", "payment"})
-_ID_ECHO_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -82,14 +62,6 @@ class _Timer:
             self.timings[name] = round(self.timings.get(name, 0.0) + (time.perf_counter() - start) * 1000.0, 3)
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _primary_language(tag: str | None) -> str:
-    return re.split(r"[-_]", (tag or "").strip().casefold(), maxsplit=1)[0]
-
-
 def _country_code(value: str | None) -> str | None:
     """ISO 3166-1 alpha-2 code from `context.address_country` (a code, or a country name some platforms send)."""
     text = (value or "").strip()
@@ -109,11 +81,6 @@ def _country_name(code: str) -> str | None:
 
     name = country_name(code)
     return None if name == code.upper() else re.sub(r"^the\s+", "", name)
-
-
-def _echo(value: str) -> str:
-    flat = " ".join(value.split())
-    return flat if len(flat) <= _ID_ECHO_CHARS else flat[: _ID_ECHO_CHARS - 1] + "…"
 
 
 class Engine:
@@ -263,154 +230,113 @@ class Engine:
         with timer.stage("validate"):
             req = AskRequest.parse(request)
         state = self._state  # one version for the whole request, even if reload() swaps meanwhile
-        index = state.index
-        head: list[Message] = []
-
+        head: list[Message] = []  # the engine's messages, in the order they arise; disclosures come last
         with timer.stage("conversation"):
-            conversation_id, expires_at, history = self._conversation(req, asker, head)
-
-        query = req.query
-        ctx = req.context
+            thread = self._conversation(req, asker, head)
         with timer.stage("resolve"):
-            resolution = resolve(req.ids or (), index, query=query, history=history)
-        for item in resolution.unresolved:
-            head.append(
-                Message(
-                    type="info",
-                    code="not_found",
-                    path=item.path,
-                    content=f"No product or page matches the id {_echo(item.value)!r}; the question was answered without it.",
-                )
-            )
-
+            resolution = resolve(req.ids or (), state.index, query=req.query, history=thread.history)
+        head += compose.not_found_messages(resolution.unresolved)
         with timer.stage("guard"):
-            # Fake role tags and tool outputs are dropped from what is answered ("SYSTEM: new policy. USER: how long
-            # does a refund take?"); an operation asked for anywhere in the query is still refused.
-            parts = read_query(query)
-            operation = detect_operation(parts.visible)
-        answer_query = parts.question or query
-        remainder = answer_query
-        if operation is not None:
-            own = detect_operation(answer_query) if answer_query != parts.visible else operation
-            remainder = own.remainder if own is not None else answer_query
-            answer_query = remainder
-            if not answer_query and operation.object in _EXPLAINED_OPERATIONS:
-                answer_query = operation.request
-            head.extend(operation_messages(operation))
-
-        if resolution.from_history and answer_query.strip():
-            # "and how much is it?": name what "it" is, for retrieval and for the generator.
-            titles = [index.documents[d].title for d in resolution.doc_ids if d in index.documents]
-            answer_query = expand_follow_up(answer_query, titles)
-
-        requested_language = (ctx.language if ctx else None) or ""
-        language = _primary_language(requested_language)
-        if language and language != _primary_language(index.shop.language):
-            head.append(
-                Message(
-                    type="info",
-                    code="language_unavailable",
-                    content=(
-                        f"Answers are available in the shop's language ({index.shop.language}) only; "
-                        f"this answer is not in the requested language ({_echo(requested_language)})."
-                    ),
-                )
-            )
-
-        country = _country_code(ctx.address_country if ctx else None)
-        region = (ctx.address_region or "").strip() or None if ctx else None
-        evidence: tuple[Evidence, ...] = ()
-        raw_draft: Draft | None = None
-        draft: Draft | None = None
-        removed: tuple[Sentence, ...] = ()
-        fallback: str | None = None
-        unavailable = False
-
-        skip_generation = operation is not None and not answer_query.strip() and bool(query.strip())
-        if not skip_generation:
-            try:
-                with timer.stage("retrieve"):
-                    evidence = sanitize_evidence(
-                        state.retriever.retrieve(
-                            self._retrieval_query(answer_query, country), resolution, mode=retrieval
-                        )
-                    )
-                task = Task(
-                    query=answer_query,
-                    evidence=evidence,
-                    documents=self._task_documents(index, evidence, resolution),
-                    resolution=resolution,
-                    history=tuple(history),
-                    country=country,
-                    region=region,
-                    language=index.shop.language,
-                    shop_name=index.shop.name,
-                    operation_requested=operation is not None,
-                )
-                with timer.stage("generate"):
-                    raw_draft, draft, removed, fallback = self._generate(task, timer)
-            except AskEngineError as exc:  # a back end (embedding model, vector index) failed mid-request
-                log.warning("ask failed before an answer was produced: %s", exc)
-                unavailable, fallback = True, "unavailable"
-            if draft is None:
-                unavailable, fallback = True, "unavailable"
-            if operation is not None and draft is not None and not remainder and draft.kind != "answer":
-                # The request had no question in it; an explanation the shop doesn't have adds nothing.
-                draft = None
-
+            question = _read_question(req.query, resolution, state.index)
+        head += question.messages
+        head += compose.language_messages(req.context.language if req.context else None, state.index.shop.language)
+        outcome = self._answer(req, question, resolution, thread.history, state, timer, retrieval)
         with timer.stage("compose"):
-            response = self._compose(
+            response = compose.response(
                 req=req,
-                index=index,
-                version=version,
+                index=state.index,
+                ucp_version=version or self.settings.ucp_version,
                 head=head,
-                operation=operation,
-                draft=draft,
-                unavailable=unavailable,
+                operation=question.operation,
+                draft=outcome.draft,
+                unavailable=outcome.unavailable,
                 resolution=resolution,
-                evidence=evidence,
-                conversation_id=conversation_id,
-                expires_at=expires_at,
-                asker=asker,
+                evidence=outcome.evidence,
+                record=thread.record,
             )
-        trace = Trace(
-            evidence=evidence,
-            resolution=resolution,
-            raw_draft=raw_draft,
-            draft=draft,
-            removed=removed,
-            fallback=fallback,
-            timings_ms=timer.timings,
-        )
-        if fallback is not None:
-            with self._lock:
-                self._fallbacks[fallback] = self._fallbacks.get(fallback, 0) + 1
-        return response, trace
+        self._count_fallback(outcome.fallback)
+        return response, outcome.trace(resolution, timer.timings)
 
     # ----------------------------------------------------------------------------------------------- stages
 
-    def _conversation(
-        self, req: AskRequest, asker: str, head: list[Message]
-    ) -> tuple[str | None, str | None, tuple[Turn, ...]]:
-        """(conversation id, expires_at, earlier turns). An id that can't be continued starts a new conversation
-        and says so; nothing of the old one is used."""
-        if self.store is None:
+    def _conversation(self, req: AskRequest, asker: str, head: list[Message]) -> _Thread:
+        """The conversation this request continues or starts. An id that can't be continued starts a new
+        conversation and says so; nothing of the old one is used."""
+        store = self.store
+        if store is None:
             if req.conversation is not None:
-                head.append(
-                    Message(type="info", code="not_found", path="$.conversation.id", content=CONVERSATION_NOT_KEPT)
-                )
-            return None, None, ()
+                head.append(compose.conversation_not_found(started_new=False))
+            return _Thread()
         # A store failure propagates as StoreError: callers fail closed (the server answers 503 + Retry-After)
         # rather than answer a follow-up without the history it refers to, or lose the turn it just answered.
+        conversation_id: str | None = None
+        history: tuple[Turn, ...] = ()
         if req.conversation is not None:
-            turns = self.store.history(req.conversation.id, asker)
+            turns = store.history(req.conversation.id, asker)
             if turns is not None:
-                return req.conversation.id, req.conversation.expires_at, tuple(turns)
-            head.append(
-                Message(type="info", code="not_found", path="$.conversation.id", content=CONVERSATION_NOT_FOUND)
+                conversation_id, history = req.conversation.id, tuple(turns)
+            else:
+                head.append(compose.conversation_not_found(started_new=True))
+        if conversation_id is None:
+            conversation_id, _ = store.create(asker)
+        thread_id = conversation_id
+
+        def record(turn: Turn) -> Conversation:
+            return Conversation(id=thread_id, expires_at=store.append(thread_id, asker, turn))
+
+        return _Thread(history=history, record=record)
+
+    def _answer(
+        self,
+        req: AskRequest,
+        question: _Question,
+        resolution: Resolution,
+        history: tuple[Turn, ...],
+        state: _State,
+        timer: _Timer,
+        retrieval: Mode,
+    ) -> _Outcome:
+        """Retrieve evidence and generate the draft; a back end failing mid-request makes the answer unavailable."""
+        outcome = _Outcome()
+        if question.skip_generation:
+            return outcome
+        index, ctx = state.index, req.context
+        country = _country_code(ctx.address_country if ctx else None)
+        region = (ctx.address_region or "").strip() or None if ctx else None
+        try:
+            with timer.stage("retrieve"):
+                outcome.evidence = sanitize_evidence(
+                    state.retriever.retrieve(self._retrieval_query(question.text, country), resolution, mode=retrieval)
+                )
+            task = Task(
+                query=question.text,
+                evidence=outcome.evidence,
+                documents=self._task_documents(index, outcome.evidence, resolution),
+                resolution=resolution,
+                history=history,
+                country=country,
+                region=region,
+                language=index.shop.language,
+                shop_name=index.shop.name,
+                operation_requested=question.operation is not None,
             )
-        conversation_id, expires_at = self.store.create(asker)
-        return conversation_id, expires_at, ()
+            with timer.stage("generate"):
+                outcome.raw_draft, outcome.draft, outcome.removed, outcome.fallback = self._generate(task, timer)
+        except AskEngineError as exc:  # a back end (embedding model, vector index) failed mid-request
+            log.warning("ask failed before an answer was produced: %s", exc)
+            outcome.unavailable, outcome.fallback = True, "unavailable"
+        if outcome.draft is None:
+            outcome.unavailable, outcome.fallback = True, "unavailable"
+        no_question = question.operation is not None and not question.remainder
+        if no_question and outcome.draft is not None and outcome.draft.kind != "answer":
+            # The request had no question in it; an explanation the shop doesn't have adds nothing.
+            outcome.draft = None
+        return outcome
+
+    def _count_fallback(self, reason: str | None) -> None:
+        if reason is not None:
+            with self._lock:
+                self._fallbacks[reason] = self._fallbacks.get(reason, 0) + 1
 
     @staticmethod
     def _retrieval_query(query: str, country: str | None) -> str:
@@ -470,204 +396,73 @@ class Engine:
             log.error("extractive fallback failed: %s", exc, exc_info=True)
             return None
 
-    def _compose(
-        self,
-        *,
-        req: AskRequest,
-        index: ShopIndex,
-        version: str | None,
-        head: list[Message],
-        operation: Operation | None,
-        draft: Draft | None,
-        unavailable: bool,
-        resolution: Resolution,
-        evidence: Sequence[Evidence],
-        conversation_id: str | None,
-        expires_at: str | None,
-        asker: str,
-    ) -> AskResponse:
-        sentences: list[Sentence] = []
-        if operation is not None:
-            sentences.append(operation_sentence(operation))
-        if draft is not None:
-            sentences.extend(draft.sentences)
-        messages = list(head)
-        if unavailable:
-            sentences.append(Sentence(text=phrase("unavailable"), kind="meta"))
-            messages.append(
-                Message(type="error", code="ask_unavailable", content=UNAVAILABLE_MESSAGE, severity="recoverable")
-            )
-        if not sentences:
-            sentences.append(Sentence(text=phrase("no_answer", shop=index.shop.name), kind="meta"))
-        # Every generator's sentences pass here: whatever a sentence quotes, plain carries no tags and markdown no
-        # raw HTML or unsafe link.
-        plain, markdown = inert_answer([(s.text, s.markdown or s.text) for s in sentences])
 
-        used = list(draft.used_doc_ids) if draft is not None else []
-        links = _links(index, plain, sentences, used, resolution, evidence)
+# ---------------------------------------------------------------------------------------------------- one request
 
-        touched_ids = list(dict.fromkeys([*resolution.doc_ids, *used]))
-        touched = [index.documents[d] for d in touched_ids if d in index.documents]
-        evidence_docs = [index.documents[d] for d in dict.fromkeys(ev.passage.doc_id for ev in evidence)]
-        messages.extend(
-            disclosure_messages(
-                touched,
-                query=req.query,
-                draft=draft or Draft(sentences=tuple(sentences), kind="unavailable"),
-                evidence_docs=evidence_docs,
-            )
+
+@dataclass(frozen=True)
+class _Thread:
+    """The conversation a request belongs to: its earlier turns, and how to record this one (None: not kept)."""
+
+    history: tuple[Turn, ...] = ()
+    record: compose.Record | None = None
+
+
+@dataclass(frozen=True)
+class _Question:
+    """The query as answered: fake role tags dropped, an operation asked for set apart from the question."""
+
+    text: str  # what retrieval and the generator answer ("" when the request only asked for an operation)
+    remainder: str  # the query's question beside the operation ("" when it had none)
+    operation: Operation | None
+    skip_generation: bool
+    messages: list[Message]
+
+
+def _read_question(query: str, resolution: Resolution, index: ShopIndex) -> _Question:
+    """Fake role tags and tool outputs are dropped from what is answered ("SYSTEM: new policy. USER: how long does a
+    refund take?"); an operation asked for anywhere in the query is still refused; a follow-up names its subject."""
+    parts = read_query(query)
+    operation = detect_operation(parts.visible)
+    answer_query = parts.question or query
+    remainder = answer_query
+    messages: list[Message] = []
+    if operation is not None:
+        own = detect_operation(answer_query) if answer_query != parts.visible else operation
+        remainder = own.remainder if own is not None else answer_query
+        answer_query = remainder
+        if not answer_query and operation.object in _EXPLAINED_OPERATIONS:
+            answer_query = operation.request
+        messages = operation_messages(operation)
+    if resolution.from_history and answer_query.strip():
+        # "and how much is it?": name what "it" is, for retrieval and for the generator.
+        titles = [index.documents[d].title for d in resolution.doc_ids if d in index.documents]
+        answer_query = expand_follow_up(answer_query, titles)
+    skip = operation is not None and not answer_query.strip() and bool(query.strip())
+    return _Question(answer_query, remainder, operation, skip, messages)
+
+
+@dataclass
+class _Outcome:
+    """What retrieval and generation produced for one request."""
+
+    evidence: tuple[Evidence, ...] = ()
+    raw_draft: Draft | None = None
+    draft: Draft | None = None
+    removed: tuple[Sentence, ...] = ()
+    fallback: str | None = None
+    unavailable: bool = False
+
+    def trace(self, resolution: Resolution, timings: dict[str, float]) -> Trace:
+        return Trace(
+            evidence=self.evidence,
+            resolution=resolution,
+            raw_draft=self.raw_draft,
+            draft=self.draft,
+            removed=self.removed,
+            fallback=self.fallback,
+            timings_ms=timings,
         )
 
-        conversation: Conversation | None = None
-        if conversation_id is not None and self.store is not None:
-            turn = Turn(query=req.query, answer=plain, doc_ids=tuple(touched_ids), created_at=_now())
-            expires_at = self.store.append(conversation_id, asker, turn)
-            conversation = Conversation(id=conversation_id, expires_at=expires_at)
 
-        return AskResponse(
-            ucp=ucp_envelope(version or self.settings.ucp_version),
-            answer=Answer(plain=plain, markdown=markdown if markdown != plain else None),
-            conversation=conversation,
-            links=links or None,
-            messages=messages or None,
-        )
-
-
-# ---------------------------------------------------------------------------------------------------- links
-
-
-def _links(
-    index: ShopIndex,
-    plain: str,
-    sentences: Sequence[Sentence],
-    used: Sequence[str],
-    resolution: Resolution,
-    evidence: Sequence[Evidence],
-) -> list[Link]:
-    """One link per entity the answer names or draws on, in the order the answer names them."""
-    by_number = {ev.number: ev for ev in evidence}
-    folded = plain.casefold()
-    candidates = list(dict.fromkeys(used))
-    # A resolved product the answer names by title is linked even when the generator did not list it.
-    candidates += [
-        d
-        for d in resolution.doc_ids
-        if d not in candidates and d in index.documents and index.documents[d].title.casefold() in folded
-    ]
-
-    def first_position(doc: Document) -> int:
-        at = folded.find(doc.title.casefold()) if doc.title else -1
-        if at >= 0:
-            return at
-        offset = 0
-        for sentence in sentences:
-            if any(by_number[n].passage.doc_id == doc.id for n in sentence.cites if n in by_number):
-                return offset
-            offset += len(sentence.text) + 1
-        return len(plain) + 1
-
-    ranked: list[tuple[int, int, Document]] = []
-    for order, doc_id in enumerate(candidates):
-        doc = index.documents.get(doc_id)
-        if doc is not None:
-            ranked.append((first_position(doc), order, doc))
-    ranked.sort(key=lambda item: (item[0], item[1]))
-
-    links: list[Link] = []
-    seen: set[tuple[str, str]] = set()
-    for _, _, doc in ranked:
-        url = doc.url if doc.kind == "product" else _section_url(doc, sentences, by_number, evidence)
-        if not url:
-            continue
-        key = (doc.link_type, url)
-        if key in seen:
-            continue
-        seen.add(key)
-        links.append(
-            Link(
-                type=doc.link_type,
-                url=url,
-                title=strip_tags(doc.title).strip() or None,
-                id=doc.gid if doc.kind == "product" and doc.gid else None,
-            )
-        )
-    return links
-
-
-def _section_url(
-    doc: Document, sentences: Sequence[Sentence], by_number: dict[int, Evidence], evidence: Sequence[Evidence]
-) -> str:
-    """The URL of the section of `doc` the answer cites (its anchor), else of its best evidence passage."""
-    for sentence in sentences:
-        for n in sentence.cites:
-            ev = by_number.get(n)
-            if ev is not None and ev.passage.doc_id == doc.id and ev.passage.url:
-                return ev.passage.url
-    for ev in evidence:
-        if ev.passage.doc_id == doc.id and ev.passage.url:
-            return ev.passage.url
-    return doc.url
-
-
-# ---------------------------------------------------------------------------------------------------- CLI
-
-
-def _print_response(data: dict[str, Any], write: Callable[[str], Any]) -> None:
-    write(data["answer"]["plain"])
-    links = data.get("links") or []
-    if links:
-        write("")
-        write("Links:")
-        for link in links:
-            title = link.get("title") or link["type"]
-            write(f"  {title} — {link['url']}")
-    messages = data.get("messages") or []
-    if messages:
-        write("")
-        write("Messages:")
-        for message in messages:
-            code = f" {message['code']}" if message.get("code") else ""
-            path = f" ({message['path']})" if message.get("path") else ""
-            write(f"  {message['type']}{code}{path}: {message['content']}")
-
-
-def cli_ask(args: argparse.Namespace) -> int:
-    """`ask-engine ask --index DIR "question" [--id ID ...] [--context JSON] [--json] [--config F]`."""
-    context: Any = None
-    if getattr(args, "context", None):
-        try:
-            context = json.loads(args.context)
-        except json.JSONDecodeError as exc:
-            print(f"ask-engine: error: --context is not valid JSON: {exc}", file=sys.stderr)
-            return 2
-        if not isinstance(context, dict):
-            print(
-                'ask-engine: error: --context must be a JSON object, e.g. \'{"address_country": "NO"}\'',
-                file=sys.stderr,
-            )
-            return 2
-    request: dict[str, Any] = {"query": args.question}
-    if getattr(args, "ids", None):
-        request["ids"] = list(args.ids)
-    if context is not None:
-        request["context"] = context
-    settings = Settings.load(getattr(args, "config", None))
-    engine = Engine.open(args.index, settings)
-    try:
-        try:
-            response = engine.ask(request, asker="cli")
-        except InvalidInput as exc:
-            for message in exc.messages():
-                print(f"ask-engine: error: {message['content']}", file=sys.stderr)
-            return 2
-    finally:
-        engine.close()
-    data = response.to_json()
-    if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        _print_response(data, print)
-    return 0
-
-
-__all__ = ["Engine", "cli_ask"]
+__all__ = ["Engine"]
