@@ -78,7 +78,7 @@ fuzz: index
 	$(BIN)/python -m tests.fuzz_openapi --index $(INDEX) --max-examples $(FUZZ_EXAMPLES)
 
 bench: setup
-	$(BIN)/python -m ask_engine.benchmark --out bench/results.json $(BENCH_ARGS)
+	$(BIN)/python -m ask_engine.bench --out bench/results.json $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) indexes/*/ eval/reports .pytest_cache .mypy_cache .ruff_cache

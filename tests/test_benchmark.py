@@ -1,4 +1,4 @@
-"""benchmark.py and synthetic_shop.py: the generator writes valid, deterministic shop folders, and the benchmark
+"""bench/ (benchmark, synthetic shop): the generator writes valid, deterministic shop folders, and the benchmark
 functions return every figure `make bench` reports (no timing assertions: speed is what the benchmark measures)."""
 
 from __future__ import annotations
@@ -12,18 +12,21 @@ from typing import Any
 
 import pytest
 
-from ask_engine.benchmark import (
+from ask_engine.bench import (
+    CATEGORIES,
     SAMPLE_QUESTIONS,
     bench_server,
     percentiles,
     print_tables,
     product_questions,
     run_benchmark,
+    synthetic_product,
+    synthetic_questions,
     touch_products,
+    write_synthetic_shop,
 )
 from ask_engine.chunking import passages
 from ask_engine.sources import alias_key, alias_keys, load_documents
-from ask_engine.synthetic_shop import CATEGORIES, synthetic_product, synthetic_questions, write_synthetic_shop
 
 
 @pytest.fixture

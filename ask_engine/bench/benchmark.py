@@ -1,0 +1,266 @@
+"""`make bench`: ask latency against raw query embedding, indexing against raw encoding, incremental reindex,
+synthetic catalogue sizes (each in a fresh process) and served requests/second, written to JSON and printed.
+
+    python -m ask_engine.bench --out bench/results.json [--sizes 1000,10000] [--quick]
+
+Every figure is paired with a reference measured in the same run on the same machine (the embedding model alone),
+because on a shared machine the ratios say more than the absolute numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ask_engine.bench.indexing import _size_in_subprocess, bench_indexing, bench_size
+from ask_engine.bench.latency import (
+    SAMPLE_QUESTIONS,
+    _bench_ask_cached,
+    _embed_threads_probe,
+    _embedder,
+    _opened,
+    bench_ask,
+    product_questions,
+)
+from ask_engine.bench.measure import _load_average, _log, machine_info
+from ask_engine.bench.served import CONCURRENCY, bench_server
+
+if TYPE_CHECKING:
+    from ask_engine.config import Settings
+
+SAMPLE_SHOP = Path(__file__).resolve().parents[2] / "eval" / "shops" / "fjord-fell"
+DEFAULT_SIZES = (1000, 10000)
+NOTE = (
+    "Measured on a shared machine (other jobs were running: see load_average); absolute figures move with the load, "
+    "the ratios against the embedding model measured in the same run are the figures to compare."
+)
+
+
+def run_benchmark(
+    sizes: Sequence[int] | None = None,
+    *,
+    quick: bool = False,
+    shop: str | Path = SAMPLE_SHOP,
+    workdir: str | Path | None = None,
+    server: bool | None = None,
+    requests: int = 200,
+    settings: Settings | None = None,
+) -> dict[str, Any]:
+    """Every benchmark; returns the results `--out` writes. `quick`: fewer questions, sizes [200], no server."""
+    from ask_engine.config import Settings
+
+    settings = settings or Settings.load()
+    sizes = list(sizes) if sizes is not None else ([200] if quick else list(DEFAULT_SIZES))
+    server = (not quick) if server is None else server
+    questions = list(SAMPLE_QUESTIONS[:12] if quick else SAMPLE_QUESTIONS)
+    shop = Path(shop)
+    load_start = _load_average()
+    started = time.perf_counter()
+    results: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "quick": quick,
+        "note": NOTE,
+        "machine": machine_info(),
+        "shop": str(shop),
+    }
+    results["versions"] = results["machine"].pop("versions")
+    with _workdir(workdir) as work:
+        embedder = _embedder(settings)
+        results["model"] = embedder.name
+        results["settings"] = {
+            "embedding_batch_size": embedder.batch_size,
+            "generator": settings.generator,
+            "retrieval_k": settings.retrieval_k,
+            "hnsw_threshold": settings.hnsw_threshold,
+        }
+
+        _log("indexing the sample shop")
+        indexing, incremental, index = bench_indexing(
+            shop, work / "sample", embedder=embedder, settings=settings, repeats=1 if quick else 2
+        )
+        results["indexing"] = indexing
+        results["incremental"] = incremental
+
+        _log(f"asking {len(questions)} questions in-process")
+        with _opened(index, embedder, settings) as engine:
+            results["ask"] = bench_ask(engine, embedder, questions, rounds=1 if quick else 2, warmup=4 if quick else 10)
+        results["ask"]["embed_query_p50_by_threads"] = _embed_threads_probe(embedder, questions[:16])
+        if not quick:
+            with _opened(index, _embedder(settings, cached=True), settings) as engine:
+                results["ask"]["ask_cached_ms"] = _bench_ask_cached(engine, questions)
+
+        results["synthetic"] = []
+        for n in sizes:
+            _log(f"synthetic catalogue of {n} products (fresh process)")
+            results["synthetic"].append(_size_in_subprocess(n, work / f"size-{n}", questions=10 if quick else 30))
+
+        results["server"] = None
+        if server:
+            _log("serving the sample index")
+            needed = 8 + requests * len(CONCURRENCY)
+            results["server"] = bench_server(index, product_questions(shop, needed), requests=requests)
+    results["load_average"] = {"start": load_start, "end": _load_average()}
+    results["total_seconds"] = round(time.perf_counter() - started, 1)
+    return results
+
+
+@contextmanager
+def _workdir(workdir: str | Path | None) -> Iterator[Path]:
+    """`workdir` (kept), or a temporary folder removed afterwards."""
+    if workdir is not None:
+        path = Path(workdir)
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="ask-engine-bench-") as tmp:
+        yield Path(tmp)
+
+
+def _ms(stats: dict[str, Any], key: str) -> str:
+    value = stats.get(key)
+    return f"{value:,.1f}" if isinstance(value, int | float) else "–"
+
+
+def _x(value: Any) -> str:
+    return f"{value:.2f}×" if isinstance(value, int | float) else "–"
+
+
+def print_tables(results: dict[str, Any], console: Any = None) -> None:
+    """The results as rich tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    # Piped output (make bench | tee) would otherwise be cut to 80 columns.
+    console = console or Console(width=None if sys.stdout.isatty() else 120)
+    machine = results["machine"]
+    console.print(
+        f"[bold]ask-engine benchmark[/] {results['date']} · {machine['cpu_count']} × {machine['cpu_model']} · "
+        f"{machine['memory_gb']} GB · torch threads {machine['torch_threads']} · load {results['load_average']}"
+    )
+    ask = results["ask"]
+    table = Table(title=f"In-process ask, sample shop ({ask['questions']} questions × {ask['rounds']})")
+    for column in ("", "p50 ms", "p95 ms", "p99 ms"):
+        table.add_column(column, justify="right" if column else "left")
+    table.add_row("ask (query cache off)", *(_ms(ask["ask_ms"], k) for k in ("p50", "p95", "p99")))
+    table.add_row("raw query embedding", *(_ms(ask["embed_query_ms"], k) for k in ("p50", "p95", "p99")))
+    if "ask_cached_ms" in ask:
+        table.add_row("ask (repeat questions)", *(_ms(ask["ask_cached_ms"], k) for k in ("p50", "p95", "p99")))
+    table.add_row("ask p50 / embedding p50", _x(ask["ask_over_embed_p50"]), "", "")
+    for threads, p50 in ask.get("embed_query_p50_by_threads", {}).items():
+        table.add_row(f"raw query embedding, torch {threads.replace('_', ' ')}", _ms({"p50": p50}, "p50"), "", "")
+    for stage, ms in ask["stages_p50_ms"].items():
+        table.add_row(f"  stage {stage}", f"{ms:,.1f}", "", "")
+    console.print(table)
+
+    idx, inc = results["indexing"], results["incremental"]
+    table = Table(title=f"Indexing, sample shop ({idx['documents']} documents, {idx['passages']} passages)")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    table.add_row("build throughput (passages/s)", f"{idx['build_passages_per_s']:,.1f}")
+    table.add_row("raw encode throughput (passages/s)", f"{idx['encode_passages_per_s']:,.1f}")
+    table.add_row("build / encode", _x(idx["build_over_encode"]))
+    table.add_row(
+        f"incremental, {inc['changed_products']} product(s) changed (s)",
+        f"{inc['incremental_seconds']:.2f} ({inc['incremental_embedded_passages']} passages embedded)",
+    )
+    table.add_row("full build of the same (s)", f"{inc['full_seconds']:.2f} ({inc['full_embedded_passages']} embedded)")
+    table.add_row("incremental / full", _x(inc["incremental_over_full"]))
+    console.print(table)
+
+    if results["synthetic"]:
+        table = Table(title="Synthetic catalogues (each in a fresh process)")
+        columns = ("products", "passages", "build s", "passages/s", "ask p50", "ask p95", "ask/embed", "1% reindex s")
+        for column in (*columns, "peak RSS MB"):
+            table.add_column(column, justify="right")
+        for row in results["synthetic"]:
+            table.add_row(
+                f"{row['products']:,}",
+                f"{row['passages']:,}",
+                f"{row['build_seconds']:,.1f}",
+                f"{row['build_passages_per_s']:,.1f}",
+                _ms(row["ask_ms"], "p50"),
+                _ms(row["ask_ms"], "p95"),
+                _x(row["ask_over_embed_p50"]),
+                f"{row['incremental_seconds']:,.1f}",
+                f"{row['peak_rss_mb']:,.0f}",
+            )
+        console.print(table)
+
+    served = results.get("server")
+    if served:
+        table = Table(title=f"Served REST asks ({served['requests_per_level']} distinct questions per level)")
+        for column in ("concurrency", "req/s", "p50 ms", "p95 ms", "non-200"):
+            table.add_column(column, justify="right")
+        for level in served["levels"]:
+            table.add_row(
+                str(level["concurrency"]),
+                f"{level['requests_per_s']:,.2f}",
+                _ms(level["latency_ms"], "p50"),
+                _ms(level["latency_ms"], "p95"),
+                str(level["requests"] - level["ok"]),
+            )
+        console.print(table)
+    console.print(f"[dim]{results['note']}[/]")
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated product counts, got {text!r}") from None
+    if not sizes or any(n < 1 for n in sizes):
+        raise argparse.ArgumentTypeError("product counts must be positive")
+    return sizes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ask_engine.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, help="write the results as JSON here (e.g. bench/results.json)")
+    parser.add_argument("--sizes", type=_sizes, help=f"synthetic catalogue sizes (default {DEFAULT_SIZES})")
+    parser.add_argument("--quick", action="store_true", help="a reduced run for smoke tests: sizes 200, no server")
+    parser.add_argument("--shop", type=Path, default=SAMPLE_SHOP, help="shop folder for the in-process figures")
+    parser.add_argument("--requests", type=int, default=200, help="served requests per concurrency level")
+    parser.add_argument("--no-server", action="store_true", help="skip the served requests/second figures")
+    parser.add_argument("--workdir", type=Path, help="keep indexes and shops here (default: a temporary folder)")
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's own choice)")
+    parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON on stdout
+    parser.add_argument("--questions", type=int, default=30, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if args.threads:
+        # Before torch is imported, and inherited by the size and server processes.
+        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(args.threads)
+
+    if args.one_size is not None:
+        if args.workdir is None:
+            parser.error("--one-size needs --workdir")
+        print(json.dumps(bench_size(args.one_size, args.workdir, questions=args.questions)))
+        return 0
+
+    results = run_benchmark(
+        args.sizes,
+        quick=args.quick,
+        shop=args.shop,
+        workdir=args.workdir,
+        server=False if args.no_server else None,
+        requests=args.requests,
+    )
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    print_tables(results)
+    if args.out:
+        print(f"results written to {args.out}")
+    return 0
