@@ -198,7 +198,7 @@ class Engine:
 
     def _faithfulness(self) -> SupportScorer:
         if self._scorer is None:
-            from ask_engine.faithfulness import FaithfulnessScorer
+            from ask_engine.guard.faithfulness import FaithfulnessScorer
 
             with self._lock:
                 if self._scorer is None:

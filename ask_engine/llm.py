@@ -26,12 +26,12 @@ import jinja2
 from ask_engine.breaker import CircuitBreaker
 from ask_engine.config import Settings
 from ask_engine.errors import GeneratorBypassed, GeneratorDeadline, GeneratorUnavailable
-from ask_engine.faithfulness import classify, content_words, hard_tokens, split_sentences
 from ask_engine.guard import sanitize_text
+from ask_engine.guard.faithfulness import classify, content_words, hard_tokens, split_sentences
 from ask_engine.types import Draft, DraftKind, Evidence, Sentence, Task
 
 if TYPE_CHECKING:
-    from ask_engine.faithfulness import FaithfulnessScorer
+    from ask_engine.guard.faithfulness import FaithfulnessScorer
     from ask_engine.protocols import Embedder
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
@@ -555,7 +555,7 @@ class OpenAICompatibleGenerator:
 
     def _faithfulness(self) -> FaithfulnessScorer:
         if self._scorer is None:
-            from ask_engine.faithfulness import FaithfulnessScorer
+            from ask_engine.guard.faithfulness import FaithfulnessScorer
 
             self._scorer = FaithfulnessScorer(self.embedder)
         return self._scorer

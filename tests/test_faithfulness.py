@@ -8,16 +8,8 @@ from typing import Any
 
 import pytest
 
-from ask_engine.faithfulness import (
-    CORRUPTIONS,
-    FaithfulnessScorer,
-    calibration_report,
-    classify,
-    content_words,
-    hard_tokens,
-    load_calibration,
-    split_sentences,
-)
+from ask_engine.guard.calibration import CORRUPTIONS, calibration_report, load_calibration
+from ask_engine.guard.faithfulness import FaithfulnessScorer, classify, content_words, hard_tokens, split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 CALIBRATION = ROOT / "eval" / "calibration.jsonl"

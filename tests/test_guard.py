@@ -1,4 +1,4 @@
-"""guard.py: the read-only boundary, untrusted-text filtering, the grounding guard and disclosure messages."""
+"""guard/: the read-only boundary, untrusted-text filtering, the grounding guard and disclosure messages."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from ask_engine.faithfulness import FaithfulnessScorer, attributable
 from ask_engine.guard import (
     answers_something,
     detect_operation,
@@ -23,6 +22,7 @@ from ask_engine.guard import (
     sanitize_text,
     strip_injected,
 )
+from ask_engine.guard.faithfulness import FaithfulnessScorer, attributable
 from ask_engine.models import Message
 from ask_engine.types import Disclosure, Document, Draft, Evidence, Fact, Passage, Resolution, Sentence, Task
 

@@ -14,7 +14,7 @@ import pytest
 from ask_engine import registry
 from ask_engine.config import Settings
 from ask_engine.errors import GeneratorUnavailable
-from ask_engine.faithfulness import FaithfulnessScorer
+from ask_engine.guard.faithfulness import FaithfulnessScorer
 from ask_engine.llm import (
     OpenAICompatibleGenerator,
     Reply,

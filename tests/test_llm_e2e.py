@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ask_engine.config import Settings
-from ask_engine.faithfulness import FaithfulnessScorer
+from ask_engine.guard.faithfulness import FaithfulnessScorer
 from ask_engine.llm import OpenAICompatibleGenerator
 from ask_engine.models import AskResponse
 from ask_engine.types import Draft, Sentence, Trace
