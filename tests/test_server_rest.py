@@ -374,16 +374,16 @@ def test_an_unknown_conversation_id_starts_a_new_conversation(stack: Stack) -> N
 
 def test_overload_is_503_and_the_event_loop_keeps_serving(engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from ask_engine.config import Settings
-    from ask_engine.server import app as app_module
+    from ask_engine.server import service as service_module
     from ask_engine.server.app import create_app
 
     # Only the queue bound may refuse here, never a slow machine: the queued requests wait as long as they need.
-    monkeypatch.setattr(app_module, "QUEUE_WAIT_S", 600.0)
+    monkeypatch.setattr(service_module, "QUEUE_WAIT_S", 600.0)
     blocking = BlockingEngine(engine)
     settings = Settings(trust_profiles=True, max_concurrency=1)
     app = create_app(settings=settings, engines={"blocking": cast(Any, blocking)})
     workers = app.state.services[0]._workers
-    queue = settings.max_concurrency * app_module.QUEUE_FACTOR
+    queue = settings.max_concurrency * service_module.QUEUE_FACTOR
     with serve(app) as server:
 
         async def scenario() -> tuple[list[httpx.Response], httpx.Response, httpx.Response]:

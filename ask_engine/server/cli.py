@@ -18,7 +18,7 @@ from ask_engine.errors import AskEngineError
 from ask_engine.server import discovery
 
 if TYPE_CHECKING:
-    from ask_engine.server.app import ShopService
+    from ask_engine.server.service import ShopService
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 _ALL_INTERFACES = ("0.0.0.0", "::", "")

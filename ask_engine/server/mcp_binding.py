@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 from ask_engine.config import Settings
 from ask_engine.errors import InvalidInput, InvalidInputItem
 from ask_engine.models import MAX_CONVERSATION_ID_CHARS, MAX_ID_CHARS, MAX_IDS, MAX_QUERY_CHARS
-from ask_engine.server.app import (
-    LOCAL_CALLER,
-    Caller,
+from ask_engine.server.service import (
+    Call,
     ProtocolError,
+    Reply,
     ShopService,
-    internal_error,
     invalid_input,
     unpaired_surrogates,
 )
@@ -181,12 +180,23 @@ def _mark_http(request: Any, err: ProtocolError) -> None:
         scope[_HTTP_ERROR] = _http_status(err)
 
 
-def _caller(service: ShopService, request: Any, *, local: bool) -> Caller:
-    if local or request is None:
-        # stdio: a local desktop host started us; there are no HTTP headers to authenticate.
-        return LOCAL_CALLER
-    client = getattr(request, "client", None)
-    return service.authenticate(request.headers, getattr(client, "host", None))
+def _headers(request: Any, *, local: bool = False) -> Any:
+    """The HTTP headers to authenticate; None for the trusted local client (stdio: a desktop host started us)."""
+    return None if local or request is None else request.headers
+
+
+def _client_host(request: Any) -> str | None:
+    return getattr(getattr(request, "client", None), "host", None)
+
+
+def _reply(request: Any, reply: Reply) -> mcp_types.CallToolResult:
+    """The tool result, or the JSON-RPC error raised with the binding's HTTP status."""
+    err = reply.error
+    if err is None:
+        return _result(reply.body or {})
+    if err.is_result:
+        return _result(err.body(reply.version))
+    raise _as_mcp_error(request, err) from None
 
 
 def _profile_url(meta: Any) -> str | None:
@@ -228,10 +238,21 @@ def _server(name: str, instructions: str, tool: mcp_types.Tool, call: Any) -> Se
     return Server(name, version=__version__, instructions=instructions, on_list_tools=list_tools, on_call_tool=call)
 
 
+def _ask_argument(args: Any) -> Any:
+    ask = args.get("ask")
+    if ask is None:
+        raise invalid_input("$", 'The `ask` argument is required, e.g. {"ask": {"query": "..."}}.')
+    return ask
+
+
+def _meta_key(args: Any) -> Any:
+    meta = args.get("meta")
+    return meta.get("idempotency-key") if isinstance(meta, Mapping) else None
+
+
 def build_ucp_server(service: ShopService) -> Server:
     """The UCP MCP server: negotiation from meta["ucp-agent"].profile, idempotency from meta["idempotency-key"]."""
     from ask_engine.conversations import payload_hash
-    from ask_engine.server.negotiation import NegotiationError
 
     tool = ucp_tool()
 
@@ -240,35 +261,18 @@ def build_ucp_server(service: ShopService) -> Server:
             raise _unknown_tool(params.name)
         request = ctx.request
         args = params.arguments or {}
-        version = service.settings.ucp_version
-        try:
-            try:
-                caller = _caller(service, request, local=False)
-                service.check_rate(caller)
-                meta = args.get("meta")
-                version = await service.negotiate(_profile_url(meta))
-                ask = args.get("ask")
-                if ask is None:
-                    raise invalid_input("$", 'The `ask` argument is required, e.g. {"ask": {"query": "..."}}.')
-                ask_request = service.parse(ask)
-                raw_key = meta.get("idempotency-key") if isinstance(meta, Mapping) else None
-                key = service.check_idempotency_key(raw_key, 'meta["idempotency-key"]')
-                body = await service.answer(
-                    ask_request,
-                    caller=caller,
-                    version=version,
-                    idempotency=(key, payload_hash(ask)) if key else None,
-                )
-            except NegotiationError as exc:
-                raise service.negotiation_error(exc) from None
-        except ProtocolError as err:
-            if err.is_result:
-                return _result(err.body(version))
-            raise _as_mcp_error(request, err) from None
-        except Exception:
-            logger.exception("UCP MCP ask_business failed unexpectedly in shop %s", service.name)
-            raise _as_mcp_error(request, internal_error()) from None
-        return _result(body)
+        call = Call(
+            binding="UCP MCP ask_business",
+            headers=_headers(request),
+            client_host=_client_host(request),
+            payload=lambda: args,
+            profile=lambda a: _profile_url(a.get("meta")),
+            ask=_ask_argument,
+            key=_meta_key,
+            key_name='meta["idempotency-key"]',
+            digest=lambda a: payload_hash(a.get("ask")),
+        )
+        return _reply(request, await service.handle(call))
 
     instructions = (
         f"UCP business endpoint of {service.name}: call {TOOL_NAME} with meta['ucp-agent'].profile and an ask object."
@@ -284,19 +288,14 @@ def build_shop_server(service: ShopService, *, local: bool = False) -> Server:
         if params.name != TOOL_NAME:
             raise _unknown_tool(params.name)
         request = ctx.request
-        try:
-            caller = _caller(service, request, local=local)
-            service.check_rate(caller)
-            ask_request = service.parse(params.arguments or {})
-            body = await service.answer(ask_request, caller=caller, version=service.settings.ucp_version)
-        except ProtocolError as err:
-            if err.is_result:
-                return _result(err.body(service.settings.ucp_version))
-            raise _as_mcp_error(request, err) from None
-        except Exception:
-            logger.exception("shop MCP ask_business failed unexpectedly in shop %s", service.name)
-            raise _as_mcp_error(request, internal_error()) from None
-        return _result(body)
+        arguments = params.arguments or {}
+        call = Call(
+            binding="shop MCP ask_business",
+            headers=_headers(request, local=local),
+            client_host=_client_host(request),
+            payload=lambda: arguments,
+        )
+        return _reply(request, await service.handle(call))
 
     shop = getattr(service.engine, "shop", None)
     title = getattr(shop, "name", None) or service.name

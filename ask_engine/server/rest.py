@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ask_engine.config import Settings
 from ask_engine.server import discovery
-from ask_engine.server.app import ProtocolError, ShopService, internal_error, invalid_input
+from ask_engine.server.service import Call, ProtocolError, Reply, ShopService, internal_error, invalid_input
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -76,47 +76,48 @@ def parse_json(body: bytes) -> Any:
 
 
 def ask_endpoint(service: ShopService) -> Endpoint:
-    """POST <prefix>/api/ucp/v1/ask."""
+    """POST <prefix>/api/ucp/v1/ask: the HTTP request → a service Call; its Reply → the HTTP response."""
     from starlette.requests import ClientDisconnect
 
     from ask_engine.conversations import payload_hash
-    from ask_engine.server.negotiation import NegotiationError, parse_ucp_agent_header
+    from ask_engine.server.negotiation import parse_ucp_agent_header
 
     settings = service.settings
 
     async def ask(request: Request) -> Response:
         rid = request_id(request.headers)
-        version = settings.ucp_version
         try:
-            try:
-                body = await read_body(request, settings.max_body_bytes)
-                caller = service.authenticate(request.headers, request.client.host if request.client else None)
-                service.check_rate(caller)
-                data = parse_json(body)
-                version = await service.negotiate(parse_ucp_agent_header(request.headers.get("ucp-agent")))
-                ask_request = service.parse(data)
-                key = service.check_idempotency_key(request.headers.get("idempotency-key"), "Idempotency-Key")
-                result = await service.answer(
-                    ask_request,
-                    caller=caller,
-                    version=version,
-                    idempotency=(key, payload_hash(body)) if key else None,
-                )
-            except NegotiationError as exc:
-                raise service.negotiation_error(exc) from None
+            body = await read_body(request, settings.max_body_bytes)
         except ProtocolError as err:
-            if err.is_result:
-                return json_response(err.body(version), 200, {"Request-Id": rid})
-            return json_response(err.body(version), err.http_status, {**err.http_headers(), "Request-Id": rid})
+            return _respond(Reply(settings.ucp_version, error=err), rid)
         except ClientDisconnect:
-            return json_response(invalid_input("$", "The client disconnected.").body(version), 400, {"Request-Id": rid})
+            disconnected = invalid_input("$", "The client disconnected.")
+            return json_response(disconnected.body(settings.ucp_version), 400, {"Request-Id": rid})
         except Exception:
             logger.exception("REST ask failed unexpectedly (Request-Id %s)", rid)
-            failure = internal_error()
-            return json_response(failure.body(version), failure.http_status, {"Request-Id": rid})
-        return json_response(result, 200, {"Request-Id": rid})
+            return _respond(Reply(settings.ucp_version, error=internal_error()), rid)
+        call = Call(
+            binding=f"REST ask (Request-Id {rid})",
+            headers=request.headers,
+            client_host=request.client.host if request.client else None,
+            payload=lambda: parse_json(body),
+            profile=lambda _: parse_ucp_agent_header(request.headers.get("ucp-agent")),
+            key=lambda _: request.headers.get("idempotency-key"),
+            key_name="Idempotency-Key",
+            digest=lambda _: payload_hash(body),
+        )
+        return _respond(await service.handle(call), rid)
 
     return ask
+
+
+def _respond(reply: Reply, rid: str) -> Response:
+    err = reply.error
+    if err is None:
+        return json_response(reply.body, 200, {"Request-Id": rid})
+    if err.is_result:
+        return json_response(err.body(reply.version), 200, {"Request-Id": rid})
+    return json_response(err.body(reply.version), err.http_status, {**err.http_headers(), "Request-Id": rid})
 
 
 def _cached(body: dict[str, Any]) -> Response:
