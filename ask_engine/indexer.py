@@ -3,7 +3,7 @@
 A build never disturbs the live version: it validates every source file first (a SourceError writes nothing),
 writes a complete new version under `versions/.tmp-<id>`, fsyncs it, renames it into place and only then replaces
 CURRENT with `os.replace`. Any exception, Ctrl-C included, removes what the build wrote and leaves CURRENT as it
-was. Two runs on one folder do not interleave: the second fails at once with an IndexError_ naming the lock
+was. Two runs on one folder do not interleave: the second fails at once with an IndexUnusable naming the lock
 (failing beats waiting here, because a queued run would re-index sources the first run may already have covered).
 The previous version is kept after a swap (a process may still be loading it); older ones are removed.
 """
@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from ask_engine import __version__
 from ask_engine.config import Settings
-from ask_engine.errors import BackendError, IndexError_, SourceError
+from ask_engine.errors import BackendError, IndexUnusable, SourceError
 from ask_engine.indexes import (
     CURRENT,
     EMBEDDINGS,
@@ -113,7 +113,7 @@ def _locked(out: Path) -> Iterator[None]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise IndexError_(f"cannot write to index folder {out}: {exc}") from exc
+        raise IndexUnusable(f"cannot write to index folder {out}: {exc}") from exc
     try:
         try:
             if sys.platform == "win32":
@@ -125,7 +125,7 @@ def _locked(out: Path) -> Iterator[None]:
 
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            raise IndexError_(
+            raise IndexUnusable(
                 f"another `ask-engine index` run is updating {out} (it holds {path}); run again when it has finished"
             ) from exc
         yield
@@ -141,7 +141,7 @@ def _read_live(out: Path, embedder: Embedder) -> _Live:
     """
     try:
         name = read_current(out)
-    except IndexError_ as exc:
+    except IndexUnusable as exc:
         return _Live(reason=f"the live version is unreadable ({exc})")
     if name is None:
         return _Live(reason="first build")
@@ -185,11 +185,11 @@ def _read_live(out: Path, embedder: Embedder) -> _Live:
 
 def _check_out_folder(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise IndexError_(f"--out {out} is a file, not an index folder")
+        raise IndexUnusable(f"--out {out} is a file, not an index folder")
     if out.is_dir():
         entries = {p.name for p in out.iterdir()}
         if entries and not entries & {CURRENT, VERSIONS, LOCK}:
-            raise IndexError_(f"--out {out} is a non-empty folder that holds no index; choose a new or empty folder")
+            raise IndexUnusable(f"--out {out} is a non-empty folder that holds no index; choose a new or empty folder")
 
 
 def _passages_for(shop: ShopInfo, documents: Sequence[Document]) -> dict[str, list[Passage]]:
@@ -203,7 +203,7 @@ def _passages_for(shop: ShopInfo, documents: Sequence[Document]) -> dict[str, li
         made = make_passages(doc, shop)
         for p in made:
             if p.doc_id != doc.id or p.id in seen:
-                raise IndexError_(f"chunking produced an inconsistent passage {p.id!r} for document {doc.id!r}")
+                raise IndexUnusable(f"chunking produced an inconsistent passage {p.id!r} for document {doc.id!r}")
             seen.add(p.id)
         by_doc[doc.id] = made
     return by_doc
@@ -334,7 +334,7 @@ def build_index(
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise IndexError_(f"cannot create index folder {out}: {exc}") from exc
+            raise IndexUnusable(f"cannot create index folder {out}: {exc}") from exc
         with _locked(out):
             return _build_locked(
                 out,

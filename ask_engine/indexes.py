@@ -18,7 +18,7 @@ Index folder layout::
 
 Version folders are immutable once renamed into place; `ShopIndex.open` reads everything into memory, so an open
 index keeps answering after a rebuild swaps CURRENT and garbage-collects its folder. Opening verifies every checksum
-first: a truncated, zeroed, bit-flipped or missing file is an IndexError_, never a silently wrong answer.
+first: a truncated, zeroed, bit-flipped or missing file is an IndexUnusable, never a silently wrong answer.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ask_engine.errors import IndexError_
+from ask_engine.errors import IndexUnusable
 from ask_engine.types import Document, Hit, Passage, ShopInfo
 
 FORMAT_VERSION = 2  # 2: the manifest records (and opening verifies) a checksum of every file
@@ -201,7 +201,7 @@ def _stemmer(name: str) -> Callable[[str], str]:
         try:
             import Stemmer
         except ImportError as exc:
-            raise IndexError_(
+            raise IndexUnusable(
                 "this index's lexical part was built with PyStemmer (Snowball English), which is not installed; "
                 "install PyStemmer or rebuild the index"
             ) from exc
@@ -211,7 +211,7 @@ def _stemmer(name: str) -> Callable[[str], str]:
         return _s_stem
     if name == "none":
         return lambda word: word
-    raise IndexError_(f"unknown stemmer {name!r} in the lexical index; rebuild the index")
+    raise IndexUnusable(f"unknown stemmer {name!r} in the lexical index; rebuild the index")
 
 
 def _default_stemmer() -> str:
@@ -444,18 +444,18 @@ def write_version(
 
 
 def read_current(index_dir: str | os.PathLike[str]) -> str | None:
-    """The live version's folder name from CURRENT, or None when there is none; IndexError_ when it is damaged."""
+    """The live version's folder name from CURRENT, or None when there is none; IndexUnusable when it is damaged."""
     path = Path(index_dir) / CURRENT
     try:
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
-        raise IndexError_(f"cannot read {path}: {exc}") from exc
+        raise IndexUnusable(f"cannot read {path}: {exc}") from exc
     try:
         name = raw.decode("utf-8").strip()
     except UnicodeDecodeError:
-        raise IndexError_(
+        raise IndexUnusable(
             f"{path} is corrupt (not UTF-8 text: {raw[:40]!r}); rebuild the index with `ask-engine index`"
         ) from None
     if (
@@ -465,7 +465,7 @@ def read_current(index_dir: str | os.PathLike[str]) -> str | None:
         or name in (".", "..")
         or name.startswith(".")
     ):
-        raise IndexError_(f"{path} is corrupt (names {name!r}); rebuild the index with `ask-engine index`")
+        raise IndexUnusable(f"{path} is corrupt (names {name!r}); rebuild the index with `ask-engine index`")
     return name
 
 
@@ -519,13 +519,13 @@ class ShopIndex:
 
     @classmethod
     def open(cls, index_dir: str | Path, *, expected_model: str | None = None) -> ShopIndex:
-        """Load the live version of `index_dir`; IndexError_ when it is missing, corrupt or made with another model."""
+        """Load the live version of `index_dir`; IndexUnusable when it is missing, corrupt or made with another model."""
         root = Path(index_dir)
         if not root.is_dir():
-            raise IndexError_(f"no index at {root}: build one with `ask-engine index SHOP_DIR --out {root}`")
+            raise IndexUnusable(f"no index at {root}: build one with `ask-engine index SHOP_DIR --out {root}`")
         name = read_current(root)
         if name is None:
-            raise IndexError_(
+            raise IndexUnusable(
                 f"{root} holds no live index (no {CURRENT} file): build one with `ask-engine index SHOP_DIR --out {root}`"
             )
         return cls.load_version(root / VERSIONS / name, expected_model=expected_model)
@@ -535,27 +535,27 @@ class ShopIndex:
         """Load one version folder (normally reached through `open`)."""
         path = Path(folder)
         if not path.is_dir():
-            raise IndexError_(f"index version {path} named by {CURRENT} is missing; rebuild the index")
+            raise IndexUnusable(f"index version {path} named by {CURRENT} is missing; rebuild the index")
         missing = [name for name in _REQUIRED if not (path / name).exists()]
         if missing:
-            raise IndexError_(f"index version {path} is incomplete (missing {', '.join(missing)}); rebuild the index")
+            raise IndexUnusable(f"index version {path} is incomplete (missing {', '.join(missing)}); rebuild the index")
         try:
             manifest = json.loads((path / MANIFEST).read_text("utf-8"))
         except (OSError, ValueError) as exc:
-            raise IndexError_(f"{path / MANIFEST} is unreadable ({exc}); rebuild the index") from exc
+            raise IndexUnusable(f"{path / MANIFEST} is unreadable ({exc}); rebuild the index") from exc
         if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
             found = manifest.get("format_version") if isinstance(manifest, dict) else None
-            raise IndexError_(
+            raise IndexUnusable(
                 f"{path} has index format {found!r}, this ask-engine reads format {FORMAT_VERSION}; rebuild the index"
             )
         problems = integrity_problems(path, manifest)
         if problems:
-            raise IndexError_(
+            raise IndexUnusable(
                 f"index version {path} is corrupt ({'; '.join(problems[:3])}"
                 f"{f'; {len(problems) - 3} more' if len(problems) > 3 else ''}); rebuild the index"
             )
         if expected_model is not None and manifest.get("model") != expected_model:
-            raise IndexError_(
+            raise IndexUnusable(
                 f"{path} was built with embedding model {manifest.get('model')!r} but {expected_model!r} is "
                 "configured; rebuild the index with this model (ask-engine index --full) or configure that one"
             )
@@ -572,17 +572,17 @@ class ShopIndex:
             raw_aliases = json.loads((path / ALIASES).read_text("utf-8"))
             aliases = {key: (str(v["doc_id"]), v.get("variant_gid")) for key, v in raw_aliases.items()}
             shop = ShopInfo.from_dict(manifest["shop"])
-        except IndexError_:
+        except IndexUnusable:
             raise
         except Exception as exc:  # any parse/shape failure means the folder is corrupt; say which one
-            raise IndexError_(
+            raise IndexUnusable(
                 f"index version {path} is corrupt ({type(exc).__name__}: {exc}); rebuild the index"
             ) from exc
         by_id = {d.id: d for d in documents}
         orphans = sorted({p.doc_id for p in passages} - by_id.keys())
         dangling = sorted({doc_id for doc_id, _ in aliases.values()} - by_id.keys())
         if orphans or dangling:
-            raise IndexError_(
+            raise IndexUnusable(
                 f"index version {path} is corrupt (passages or aliases name unknown documents: "
                 f"{', '.join((orphans + dangling)[:5])}); rebuild the index"
             )

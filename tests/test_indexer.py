@@ -14,7 +14,7 @@ import pytest
 
 import ask_engine.chunking as chunking
 from ask_engine.cli import main
-from ask_engine.errors import IndexError_, SourceError
+from ask_engine.errors import IndexUnusable, SourceError
 from ask_engine.indexer import BuildReport, build_index
 from ask_engine.indexes import ShopIndex
 from ask_engine.sources import alias_key
@@ -264,7 +264,7 @@ def test_another_embedding_model_forces_a_full_rebuild(
     assert report.reembedded_all is not None and "embedding model changed" in report.reembedded_all
     assert report.unchanged == 5  # the documents did not change, only the model
     assert ShopIndex.open(out, expected_model="other-model:0123456789ab").model == "other-model:0123456789ab"
-    with pytest.raises(IndexError_, match="other-model"):
+    with pytest.raises(IndexUnusable, match="other-model"):
         ShopIndex.open(out, expected_model=embedder.name)
 
 
@@ -349,7 +349,7 @@ def test_a_second_concurrent_build_fails_clearly(built: tuple[Path, BuildReport]
     out, _ = built
     with (out / ".lock").open("a") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
-        with pytest.raises(IndexError_, match="another `ask-engine index` run is updating"):
+        with pytest.raises(IndexUnusable, match="another `ask-engine index` run is updating"):
             build_index(shop, out, embedder=embedder, full=True, progress=False)
 
 
@@ -357,7 +357,7 @@ def test_refuses_to_write_into_a_folder_that_holds_something_else(shop: Path, tm
     out = tmp_path / "documents"
     out.mkdir()
     (out / "thesis.txt").write_text("precious")
-    with pytest.raises(IndexError_, match="holds no index"):
+    with pytest.raises(IndexUnusable, match="holds no index"):
         build_index(shop, out, embedder=embedder, progress=False)
     assert tree(out) == {"thesis.txt": b"precious"}
 
@@ -488,7 +488,7 @@ def test_a_damaged_index_file_is_a_clean_error_and_index_rebuilds_it(
     else:
         target.write_bytes(change(target.read_bytes()))
 
-    with pytest.raises(IndexError_, match=r"rebuild|build one"):
+    with pytest.raises(IndexUnusable, match=r"rebuild|build one"):
         ShopIndex.open(root, expected_model=embedder.name)
 
     report = build_index(TINY_SHOP, root, embedder=embedder, progress=False)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ask_engine.indexes as indexes
-from ask_engine.errors import IndexError_
+from ask_engine.errors import IndexUnusable
 from ask_engine.indexes import Bm25Index, FaissVectorIndex, ShopIndex, Tokenizer, write_version
 from ask_engine.protocols import LexicalIndex, VectorIndex
 from ask_engine.types import Document, Passage, ShopInfo, Variant
@@ -201,31 +201,31 @@ def test_open_index_keeps_working_after_its_folder_is_deleted(tmp_path: Path, em
 
 
 def test_open_a_missing_folder_says_how_to_build_one(tmp_path: Path) -> None:
-    with pytest.raises(IndexError_, match=r"no index at .*ask-engine index"):
+    with pytest.raises(IndexUnusable, match=r"no index at .*ask-engine index"):
         ShopIndex.open(tmp_path / "nowhere")
 
 
 def test_open_a_folder_without_current_says_so(tmp_path: Path) -> None:
     assert ShopIndex.current_version(tmp_path) is None
-    with pytest.raises(IndexError_, match="no live index"):
+    with pytest.raises(IndexUnusable, match="no live index"):
         ShopIndex.open(tmp_path)
 
 
 @pytest.mark.parametrize("content", ["../../etc\n", "\n", ".tmp-x\n"])
 def test_a_corrupt_current_file_is_an_index_error(tmp_path: Path, content: str) -> None:
     (tmp_path / "CURRENT").write_text(content)
-    with pytest.raises(IndexError_, match="CURRENT is corrupt"):
+    with pytest.raises(IndexUnusable, match="CURRENT is corrupt"):
         ShopIndex.open(tmp_path)
 
 
 def test_current_naming_a_missing_version_is_an_index_error(tmp_path: Path) -> None:
     (tmp_path / "CURRENT").write_text("gone\n")
-    with pytest.raises(IndexError_, match="missing"):
+    with pytest.raises(IndexUnusable, match="missing"):
         ShopIndex.open(tmp_path)
 
 
 def test_model_mismatch_is_an_index_error_naming_both_models(built: Path) -> None:
-    with pytest.raises(IndexError_, match=r"all-MiniLM-L6-v2.*other-model:123.*rebuild"):
+    with pytest.raises(IndexUnusable, match=r"all-MiniLM-L6-v2.*other-model:123.*rebuild"):
         ShopIndex.open(built, expected_model="other-model:123")
 
 
@@ -252,7 +252,7 @@ def _resealed(folder: Path, name: str, text: str) -> None:
 def test_damaged_version_files_are_index_errors(tmp_path: Path, embedder: Any, damage: Any, message: str) -> None:
     folder = _write(tmp_path, embedder)
     damage(folder)
-    with pytest.raises(IndexError_, match=message):
+    with pytest.raises(IndexUnusable, match=message):
         ShopIndex.open(tmp_path)
 
 
@@ -261,7 +261,7 @@ def test_another_format_version_is_an_index_error(tmp_path: Path, embedder: Any)
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["format_version"] = 999
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(IndexError_, match="format 999"):
+    with pytest.raises(IndexUnusable, match="format 999"):
         ShopIndex.open(tmp_path)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ask_engine.errors import AskEngineError
+from ask_engine.errors import CaseError
 
 Mode = Literal["hybrid", "dense", "lexical"]
 MODES: tuple[Mode, ...] = ("hybrid", "dense", "lexical")
@@ -26,10 +26,6 @@ CATEGORIES = (
     "followup",
     "empty",
 )
-
-
-class CaseError(AskEngineError):
-    """A case file line is malformed; the message names the file and line."""
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ask_engine.config import Settings
+from ask_engine.errors import AuthError
 
 ANONYMOUS = "anonymous"
-CHALLENGE = 'Bearer realm="ucp"'
 _MAX_KEY_CHARS = 4096
 
 
@@ -24,15 +24,6 @@ class Agent:
 
     key_id: str
     name: str
-
-
-class AuthError(Exception):
-    """No or a wrong agent key: REST 401 with `WWW-Authenticate`, MCP -32000 "Unauthorized"."""
-
-    def __init__(self, message: str, *, invalid: bool = False) -> None:
-        super().__init__(message)
-        # RFC 6750 §3: a presented but wrong token is `invalid_token`; a missing one gets the bare challenge.
-        self.www_authenticate = f'{CHALLENGE}, error="invalid_token"' if invalid else CHALLENGE
 
 
 def key_id(key: str) -> str:

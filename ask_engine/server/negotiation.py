@@ -34,69 +34,18 @@ from urllib.parse import urlsplit
 import http_sf
 
 from ask_engine.config import Settings
+from ask_engine.errors import NegotiationError
 from ask_engine.models import CAPABILITY
 
 if TYPE_CHECKING:
     import httpx
 
-NegotiationCode = Literal[
-    "invalid_profile_url",
-    "profile_unreachable",
-    "profile_malformed",
-    "version_unsupported",
-    "capabilities_incompatible",
-]
-
-_HTTP_STATUS: dict[str, int] = {
-    "invalid_profile_url": 400,
-    "profile_unreachable": 424,
-    "profile_malformed": 422,
-    "version_unsupported": 422,
-    "capabilities_incompatible": 200,  # a business outcome: a UCP error_response, not a transport error
-}
-MCP_DISCOVERY_ERROR = -32001
 _MIN_CACHE_S = 60.0  # the spec's TTL floor for profiles
 _FAILURE_CACHE_S = 10.0  # long enough that a dead profile host is not hammered, short enough to recover
 _CACHE_ENTRIES = 1024  # fixed-size cache: memory stays bounded whatever the number of profile URLs
 _MAX_URL_CHARS = 2048
 _MAX_ADDRESSES_TRIED = 3
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-class NegotiationError(Exception):
-    """Negotiation failed; carries what the transports need to answer in the protocol's shape."""
-
-    def __init__(self, code: NegotiationCode, content: str, *, version: str | None = None) -> None:
-        super().__init__(f"{code}: {content}")
-        self.code: str = code
-        self.http_status: int = _HTTP_STATUS[code]
-        self.content: str = content
-        self.version: str | None = version  # the protocol version in play, when one was selected
-
-    @property
-    def mcp_code(self) -> int | None:
-        """JSON-RPC error code (-32001), or None for capabilities_incompatible (a tool result, not an error)."""
-        return None if self.code == "capabilities_incompatible" else MCP_DISCOVERY_ERROR
-
-    @property
-    def mcp_message(self) -> str:
-        """JSON-RPC `error.message` as the spec's examples word it."""
-        return "Protocol version not supported" if self.code == "version_unsupported" else "UCP discovery failed"
-
-    def copy(self) -> NegotiationError:
-        """A fresh instance (cached failures are raised anew, not re-raised with a growing traceback)."""
-        return NegotiationError(self.code, self.content, version=self.version)  # type: ignore[arg-type]
-
-    def body(self) -> dict[str, Any]:
-        """REST error body and JSON-RPC `error.data`: {"code", "content"}."""
-        return {"code": self.code, "content": self.content}
-
-    def error_response(self, version: str) -> dict[str, Any]:
-        """The UCP `error_response` form (REST 200 body / MCP structuredContent for capabilities_incompatible)."""
-        return {
-            "ucp": {"version": self.version or version, "status": "error", "capabilities": {}},
-            "messages": [{"type": "error", "code": self.code, "content": self.content, "severity": "unrecoverable"}],
-        }
 
 
 @dataclass(frozen=True)
