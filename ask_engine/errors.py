@@ -13,13 +13,15 @@
     ├── StoreError              the conversation/idempotency store failed (fail closed)
     ├── CaseError               an eval case file line is malformed (names the file and line)
     ├── AuthError               a served request has no or a wrong agent key (REST 401, MCP -32000)
-    └── NegotiationError        UCP profile negotiation failed (carries its REST status and JSON-RPC code)
+    ├── NegotiationError        UCP profile negotiation failed (carries its REST status and JSON-RPC code)
+    └── ProtocolError           a request a transport must refuse: one table gives its HTTP status and JSON-RPC error
 
 Guard outcomes (operation requested, disclosure, not recorded) are data in the response, never exceptions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -172,3 +174,107 @@ class NegotiationError(AskEngineError):
             "ucp": {"version": self.version or version, "status": "error", "capabilities": {}},
             "messages": [{"type": "error", "code": self.code, "content": self.content, "severity": "unrecoverable"}],
         }
+
+
+@dataclass(frozen=True)
+class _Kind:
+    http_status: int
+    jsonrpc_code: int | None  # None: not an error over MCP but a tool result
+    jsonrpc_message: str
+    severity: str
+
+
+_KINDS: dict[str, _Kind] = {
+    "invalid_input": _Kind(400, -32602, "Invalid params", "requires_buyer_input"),
+    "invalid_profile_url": _Kind(400, -32001, "UCP discovery failed", "unrecoverable"),
+    "profile_unreachable": _Kind(424, -32001, "UCP discovery failed", "recoverable"),
+    "profile_malformed": _Kind(422, -32001, "UCP discovery failed", "unrecoverable"),
+    "version_unsupported": _Kind(422, -32001, "Protocol version not supported", "unrecoverable"),
+    "capabilities_incompatible": _Kind(200, None, "", "unrecoverable"),
+    "unauthorized": _Kind(401, -32000, "Unauthorized", "unrecoverable"),
+    "rate_limited": _Kind(429, -32000, "Rate limit exceeded", "recoverable"),
+    "idempotency_conflict": _Kind(409, -32000, "Idempotency key reused with a different payload", "unrecoverable"),
+    "unavailable": _Kind(503, -32000, "Service temporarily unavailable", "recoverable"),
+    "internal_error": _Kind(500, -32603, "Internal error", "recoverable"),
+}
+
+
+class ProtocolError(AskEngineError):
+    """A request the transport must refuse: REST maps it to an HTTP status, MCP to a JSON-RPC error.
+
+    `capabilities_incompatible` is the one exception: a business outcome answered with an error_response body
+    (HTTP 200 / a tool result).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        content: str,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        retry_after: int | None = None,
+        version: str | None = None,
+        continue_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {content}")
+        self._headers = dict(headers or {})
+        self.code = code
+        self.content = content
+        self._messages = messages
+        self.retry_after = retry_after
+        self.version = version
+        self.continue_url = continue_url
+        self._kind = _KINDS[code]
+
+    @property
+    def http_status(self) -> int:
+        return self._kind.http_status
+
+    @property
+    def jsonrpc_code(self) -> int | None:
+        return self._kind.jsonrpc_code
+
+    @property
+    def jsonrpc_message(self) -> str:
+        return self._kind.jsonrpc_message
+
+    @property
+    def is_result(self) -> bool:
+        """True when this is answered as a normal result carrying an error_response (capabilities_incompatible)."""
+        return self._kind.jsonrpc_code is None
+
+    def messages(self) -> list[dict[str, Any]]:
+        if self._messages:
+            return self._messages
+        return [{"type": "error", "code": self.code, "content": self.content, "severity": self._kind.severity}]
+
+    def body(self, default_version: str) -> dict[str, Any]:
+        """The UCP error_response: {ucp: {version, status: "error"}, messages: [...], continue_url?}."""
+        ucp: dict[str, Any] = {"version": self.version or default_version, "status": "error"}
+        if self.code == "capabilities_incompatible":
+            ucp["capabilities"] = {}
+        body: dict[str, Any] = {"ucp": ucp, "messages": self.messages()}
+        if self.continue_url:
+            body["continue_url"] = self.continue_url
+        return body
+
+    def jsonrpc_data(self) -> Any:
+        """`error.data`: the invalid_input messages for -32602, else {code, content, retry_after?, continue_url?}."""
+        if self.code == "invalid_input":
+            return self.messages()
+        data: dict[str, Any] = {"code": self.code, "content": self.content}
+        if self.retry_after is not None:
+            data["retry_after"] = self.retry_after
+        if self.continue_url:
+            data["continue_url"] = self.continue_url
+        return data
+
+    def http_headers(self) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        if self.retry_after is not None:
+            headers["Retry-After"] = str(self.retry_after)
+        if self.code == "unauthorized":
+            headers["WWW-Authenticate"] = 'Bearer realm="ucp"'
+        headers.update(self._headers)
+        return headers
