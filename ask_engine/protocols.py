@@ -51,6 +51,9 @@ class LexicalIndex(Protocol):
 
 @runtime_checkable
 class Generator(Protocol):
+    """Writes the answer's draft. The grounding guard checks every sentence of it, unless the generator declares
+    `grounded_by_construction = True` (it only ever quotes the evidence, as the extractive generator does)."""
+
     name: str
 
     def generate(self, task: Task) -> Draft:
