@@ -62,7 +62,6 @@ from ask_engine.faithfulness import split_sentences
 from ask_engine.guard import is_injection
 from ask_engine.language import (
     CONCEPTS_BY_NAME,
-    Concept,
     Intent,
     content_stems,
     country_aliases,
@@ -101,12 +100,12 @@ MIN_SEMANTIC_PROCESS = 0.20
 # A fact whose label the question does not mention must be this close to the question to answer it.
 FACT_SEMANTIC = 0.50
 FACT_SEMANTIC_WITH_WORD = 0.22
-DESCRIPTION_SEMANTIC = 0.62
-DESCRIPTION_SEMANTIC_WITH_WORD = 0.30
 RELATED_SEMANTIC = 0.20
 # An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
 FAQ_QUESTION_MATCH = 0.80
 FAQ_QUESTION_NEAR = 0.70
+# A section heading this close to the question is the question ("How to start a return"): quoted from its start.
+HEADING_QUESTION_MATCH = 0.85
 # A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
 # this similarity; below it, a shared first word names a different thing ("gift wrapping" / "gift cards").
 COMPOUND_SAME = 0.70
@@ -405,7 +404,7 @@ class ExtractiveGenerator:
         for answer in answers:
             merged.extend(answer)
         merged.not_recorded = all(a.not_recorded for a in answers)
-        sentences = tuple(merged.sentences[: self.max_sentences])
+        sentences = _without_dangling_lead(merged.sentences[: self.max_sentences])
         has_claim = any(s.kind == "claim" for s in sentences)
         kind: DraftKind = "not_recorded" if merged.not_recorded or not has_claim else "answer"
         return Draft(
@@ -880,15 +879,18 @@ class ExtractiveGenerator:
             part = _Answer()
             if intent.price:
                 self._price(part, doc, [], _cites_for(work.task, doc))
-            if intent.concepts or not intent.price:
+            if intent.options and not intent.price:
+                # "which colours do they come in?": each product's own option list
+                part.extend(self._commerce(work, doc))
+            elif intent.concepts or not intent.price:
                 asked = _attribute_stems(intent, doc) - names - _COMPARISON_STEMS
                 facts = _match_facts(work, doc, asked) if (asked or intent.concepts) else []
                 if facts:
                     _fact_sentence(part, work, doc, facts[0], lead=False)
                 elif intent.concepts or asked:
-                    described = _match_description(work, doc, asked)
-                    if described:
-                        part.claim(described[0], _cites_for(work.task, doc, described[0]), doc=doc.id)
+                    chosen = _chosen_units(_ranked_units(work, doc))
+                    if chosen:
+                        _state_unit(part, work, doc, chosen[0], lead=False)
                     else:
                         part.meta(
                             phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
@@ -1065,6 +1067,9 @@ class ExtractiveGenerator:
             return None
         if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5):
             return None
+        section = None if absent or targets else self._section_answer(units, targets)
+        if section is not None:
+            return section  # a section whose heading is the question answers it, before any list entry
         if specific is not None:
             # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't
             # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
@@ -1098,6 +1103,31 @@ class ExtractiveGenerator:
             _quote(answer, u)
         for doc in targets:
             answer.use(doc.id)  # the question is about it: the policy answers for this product
+        return answer
+
+    @staticmethod
+    def _section_answer(units: list[_Unit], targets: Sequence[Document]) -> _Answer | None:
+        """A policy or page section whose heading is the question ("How to start a return" for "How do I start a
+        return?") answers it from its first sentences, as an FAQ entry whose question matches does."""
+        sections = [u for u in units if u.evidence.passage.kind in ("policy", "page") and u.lead is None]
+        if not sections:
+            return None
+        top = max(sections, key=lambda u: (u.context_semantic, u.score))
+        if top.context_semantic < HEADING_QUESTION_MATCH:
+            return None
+        entry = sorted((u for u in units if u.evidence.passage.id == top.evidence.passage.id), key=lambda u: u.key)
+        chosen: list[_Unit] = []
+        for u in entry:
+            if len(chosen) >= 3 or not _fits(chosen, u):
+                break
+            chosen.append(u)
+        if not chosen:
+            return None
+        answer = _Answer()
+        for u in chosen:
+            _quote(answer, u)
+        for doc in targets:
+            answer.use(doc.id)
         return answer
 
     @staticmethod
@@ -1138,6 +1168,14 @@ class ExtractiveGenerator:
         for doc in targets:
             answer.use(doc.id)
         return answer
+
+
+def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:
+    """The answer without a closing lead-in whose list did not fit ("Opening hours:" and nothing after it)."""
+    out = list(sentences)
+    while len(out) > 1 and out[-1].text.rstrip().endswith(":"):
+        out.pop()
+    return tuple(out)
 
 
 # ----------------------------------------------------------------------------------------------- query helpers
@@ -1461,38 +1499,6 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
             text = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", text, flags=re.IGNORECASE)
     text = re.sub(r"\s+", " ", text).strip()
     return text or intent.text
-
-
-def _match_description(work: _Work, doc: Document, asked: frozenset[str]) -> list[str]:
-    """Description sentences that address the question (an attribute no fact records)."""
-    if not asked and not work.intent.concepts:
-        return []
-    sentences = [s for s in split_sentences(doc.body) if not _is_untrusted(s) and len(s) > 3]
-    if not sentences:
-        return []
-    concepts = [CONCEPTS_BY_NAME[n] for n in work.intent.concepts]
-    cues = [cue for c in concepts for cue in c.cues]
-    sims = work.similarity(sentences, probe=_attribute_probe(work.intent, doc))
-    scored: list[tuple[float, str]] = []
-    for text, sim in zip(sentences, sims, strict=True):
-        low = text.lower()
-        words = content_stems(text)
-        overlap = len(asked & words)
-        cue = any(_addresses(low, c, work.intent.lower) for c in concepts)
-        if cues and not cue:
-            continue  # "is it vegan?" is answered by a sentence about being vegan, not one sharing "sun cream"
-        if cue or (overlap and sim >= DESCRIPTION_SEMANTIC_WITH_WORD) or sim >= DESCRIPTION_SEMANTIC:
-            scored.append((float(sim) + 0.2 * overlap + (0.3 if cue else 0.0), text))
-    scored.sort(key=lambda x: -x[0])
-    return [t for _, t in scored[:1]]
-
-
-def _addresses(text: str, concept: Concept, query: str) -> bool:
-    """True when a description sentence speaks of the concept asked about: by its name, or by a cue the question
-    itself used ("grips on wet grass" does not say whether a shoe is waterproof; it answers "is it good when wet?")."""
-    if any(word and word.lower() in text for word in (concept.name, concept.adjective)):
-        return True
-    return any(re.search(cue, text) and re.search(cue, query) for cue in concept.cues)
 
 
 def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:

@@ -43,6 +43,7 @@ class Item:
     x: np.ndarray[Any, Any]
     y: np.ndarray[Any, Any]
     sims: np.ndarray[Any, Any]
+    vectors: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # q, units, labels
 
 
 def _fold(product: str) -> int:
@@ -88,9 +89,14 @@ def load_items(pqa_dir: Path, name: str, embedder: Any, cache_dir: Path) -> list
         x = features(shape, units, sims, label_sims)
         evidence = case["expect"]["evidence_any"]
         y = np.asarray([1 if carries(u.text, evidence) else 0 for u in units], dtype=np.int8)
-        items.append(
-            Item(name, doc.gid or doc.id, case["query"], bool(case["expect"]["answerable"]), units, x, y, sims)
-        )
+        dim = len(q)
+        unit_vectors = np.asarray([matrix[row[u.text]] for u in units], dtype=np.float32).reshape(len(units), dim)
+        label_vectors = np.asarray(
+            [matrix[row[u.label]] if u.label else np.zeros_like(q) for u in units], dtype=np.float32
+        ).reshape(len(units), dim)
+        vectors = (q, unit_vectors, label_vectors)
+        answerable = bool(case["expect"]["answerable"])
+        items.append(Item(name, doc.gid or doc.id, case["query"], answerable, units, x, y, sims, vectors))
     return items
 
 
