@@ -27,15 +27,24 @@ KINDS: dict[str, str] = {
 # kind -> name -> "module:attribute" (imported lazily so heavy backends load only when chosen)
 _BUILTINS: dict[str, dict[str, str]] = {
     "catalog_source": {"shop-folder": "ask_engine.sources.shop:ShopSource"},
-    "embedder": {"sentence-transformers": "ask_engine.embedders:SentenceTransformerEmbedder"},
+    "embedder": {
+        "sentence-transformers": "ask_engine.embedders:SentenceTransformerEmbedder",
+        "hash": "ask_engine.testing:HashEmbedder",  # a fake: no model, for tests
+    },
     "vector_index": {"faiss": "ask_engine.indexes:FaissVectorIndex"},
     "lexical_index": {"bm25": "ask_engine.indexes:Bm25Index"},
     "generator": {
         "extractive": "ask_engine.generators:ExtractiveGenerator",
         "openai": "ask_engine.llm.generator:OpenAICompatibleGenerator",
     },
-    "conversation_store": {"sqlite": "ask_engine.conversations:SqliteStore"},
-    "idempotency_store": {"sqlite": "ask_engine.conversations:SqliteStore"},
+    "conversation_store": {
+        "sqlite": "ask_engine.conversations:SqliteStore",
+        "memory": "ask_engine.testing:MemoryStore",
+    },
+    "idempotency_store": {
+        "sqlite": "ask_engine.conversations:SqliteStore",
+        "memory": "ask_engine.testing:MemoryStore",
+    },
 }
 _REGISTERED: dict[str, dict[str, Any]] = {}
 
