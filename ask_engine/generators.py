@@ -144,6 +144,10 @@ _INSTRUCTION_CLAUSE = re.compile(
     r"tell (?:every|all|each|any|the) (?:customers?|users?|shoppers?|buyers?|people|everyone))\b",
     re.IGNORECASE,
 )
+# "Do you sell / stock / carry / have the X?": a question whether the shop offers a product
+_SELL_RE = re.compile(
+    r"^\s*(?:do|does|can) (?:you|the shop|the store|they) (?:still )?(?:sell|stock|carry|offer|have)\b"
+)
 _HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|should|can|would|best\s+to)\s+(?:i|we|you)\b|how\s+to\b)")
 _HOW_TO_STEMS = content_stems("how do should can would best look after care clean maintain way")
 _DEICTIC_RE = re.compile(r"\b(?:this|these|that|those|it|they|them)\b")
@@ -588,6 +592,10 @@ class ExtractiveGenerator:
         strong_product = bool(intent.concepts) or intent.options or intent.stock
         if intent.policy and has_policy_evidence and not (strong_product and not _process_words(intent)):
             return None  # "can I return these boots?" is answered by the refund policy
+        offer = _SELL_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
+        if offer and not (intent.concepts or intent.price or intent.options or intent.colours):
+            # "Do you sell the Tarn boot?" with the product named: it is in the catalogue; say so, with its price
+            return self._offered(work, targets)
         if _HOW_TO.match(intent.lower) and not (intent.price or intent.stock or intent.options):
             # "How do I look after a cast iron pan?" is answered by the care guide's "Cast iron" section, not by
             # the pan's recorded facts
@@ -636,6 +644,18 @@ class ExtractiveGenerator:
             policy = self._select(work, targets, policy_only=True)
             if policy is not None:
                 return policy
+        return answer
+
+    def _offered(self, work: _Work, targets: list[Document]) -> _Answer:
+        answer = _Answer()
+        answer.meta("Yes.")
+        for doc in targets[:3]:
+            answer.use(doc.id)
+            price = doc.fact("sale") or doc.fact("price")
+            if price is not None:
+                _fact_sentence(answer, work, doc, price, lead=False)
+            else:
+                answer.claim(f"The shop sells the {doc.title}", _cites_for(work.task, doc), doc=doc.id)
         return answer
 
     def _guide(self, work: _Work, targets: list[Document]) -> _Answer | None:

@@ -233,13 +233,38 @@ PRODUCTS = [
 ]
 
 
+RETURNS = """---
+type: refund_policy
+title: Returns
+url: https://tidewater.example/policies/returns
+---
+# Returns
+
+## Returns window
+
+You can return unused items within 21 days of delivery for a full refund.
+
+## How to start a return
+
+Email returns@tidewater.example with your order number. We reply within two working days with a prepaid label.
+
+## Exchanges
+
+Start an exchange by emailing us with the new size you would like.
+"""
+
+
 def _gid(pid: int) -> str:
     return f"gid://tidewater/Product/{pid}"
 
 
 @pytest.fixture(scope="module")
 def ask(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Asker]:
-    files = {"shop.toml": SHOP_TOML, "products.json": json.dumps({"products": PRODUCTS})}
+    files = {
+        "shop.toml": SHOP_TOML,
+        "products.json": json.dumps({"products": PRODUCTS}),
+        "policies/returns.md": RETURNS,
+    }
     index = build_inline_shop(tmp_path_factory.mktemp("answering") / "tidewater", files, embedder)
     engine = Engine.open(index, embedder=embedder)
     yield Asker(engine, "answering-test")
@@ -276,3 +301,15 @@ def test_the_single_variant_placeholder_never_reaches_an_answer(ask: Asker) -> N
     for query in ("How much is it?", "What's the SKU?", "Is it in stock?", "Tell me about it"):
         text = plain(ask(query, [_gid(501)]))
         assert "Default Title" not in text, (query, text)
+
+
+def test_a_section_whose_heading_is_the_question_answers_it(ask: Asker) -> None:
+    text = plain(ask("How do I start a return?"))
+    assert "returns@tidewater.example" in text, text
+    assert "Start an exchange" not in text
+
+
+def test_do_you_sell_a_named_product_is_yes_with_its_price(ask: Asker) -> None:
+    text = plain(ask("Do you sell the Studio Yoga Mat?"))
+    assert text.startswith("Yes."), text
+    assert "$24.00" in text and NOT_RECORDED not in text
