@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup index demo serve test test-fast lint check eval bench fuzz clean
+.PHONY: setup setup-serve setup-test index demo serve test test-fast lint check eval bench fuzz clean
 
 # llama-cpp-python compiles llama.cpp at install time, by default for the CPU it is built on. Such a build crashes on
 # CPUs with AMX (Intel Xeon) on the first prompt longer than one token, and may not run on other CPUs: build for any
@@ -22,23 +22,33 @@ ifneq ($(shell cat $(LLAMA_STAMP) 2>/dev/null),$(LLAMA_CMAKE_ARGS))
 .PHONY: $(LLAMA_STAMP)
 endif
 
-# Idempotent: re-runs pip only when pyproject.toml changed. torch==2.13.0 first (the local CPU wheel),
-# so sentence-transformers never pulls a CUDA build.
-setup: $(VENV)/.installed
+# Two tiers, each a stamp that re-runs pip only when pyproject.toml changed:
+#   setup-serve  what `make serve` needs: the package and its runtime dependencies, nothing else;
+#   setup-test   what `make test` needs: the serve tier plus the dev and llm-test extras (llama.cpp, built portably).
+# `make setup` is the test tier. torch==2.13.0 (the local CPU wheel) goes in first, so sentence-transformers never
+# pulls a CUDA build.
+setup: setup-test
+setup-serve: $(VENV)/.installed-serve
+setup-test: $(VENV)/.installed-test
 
-$(VENV)/.installed: pyproject.toml $(LLAMA_STAMP)
+$(VENV)/.installed-serve: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed-serve $(LLAMA_STAMP)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q -e '.[dev,llm-test]'
 	touch $@
 
-$(LLAMA_STAMP):
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+# Order-only: a changed pyproject.toml re-runs pip, but does not rebuild llama.cpp.
+$(LLAMA_STAMP): | $(VENV)/.installed-serve
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q --no-cache-dir --force-reinstall --no-deps \
 		'llama-cpp-python>=0.3'
 	echo '$(LLAMA_CMAKE_ARGS)' > $@
 
-index: setup
+index: setup-serve
 	$(BIN)/ask-engine index $(SHOP) --out $(INDEX)
 
 demo: index
@@ -77,7 +87,7 @@ fuzz: index
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
 	$(BIN)/python -m tests.fuzz_openapi --index $(INDEX) --max-examples $(FUZZ_EXAMPLES)
 
-bench: setup
+bench: setup-serve
 	$(BIN)/python -m ask_engine.bench --out bench/results.json $(BENCH_ARGS)
 
 clean:
