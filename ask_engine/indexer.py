@@ -62,13 +62,15 @@ class BuildReport:
     removed: int
     unchanged: int
     embedded_passages: int
-    seconds: float
+    seconds: float  # the whole run, model loading included
     path: Path  # the live version folder
     model: str = ""
     documents_by_kind: tuple[tuple[str, int], ...] = ()
     reembedded_all: str | None = None  # why every passage was embedded (first build, --full, model changed...)
     up_to_date: bool = False  # nothing changed: no new version was written
     warnings: tuple[str, ...] = ()
+    model_seconds: float = 0.0  # loading the embedding model (0 when the caller passed a loaded embedder)
+    embed_seconds: float = 0.0  # embedding the passages that needed it
 
 
 @dataclass
@@ -186,6 +188,11 @@ def _read_live(out: Path, embedder: Embedder) -> _Live:
 def _check_out_folder(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise IndexUnusable(f"--out {out} is a file, not an index folder")
+    if (out / "shop.toml").is_file():
+        raise IndexUnusable(
+            f"--out {out} is a shop folder (it has shop.toml); write the index to a folder of its own, "
+            f"e.g. --out indexes/{out.resolve().name or 'my-shop'}"
+        )
     if out.is_dir():
         entries = {p.name for p in out.iterdir()}
         if entries and not entries & {CURRENT, VERSIONS, LOCK}:
@@ -317,10 +324,13 @@ def build_index(
     by_doc = _passages_for(shop, documents)
     aliases, warnings = _aliases_for(documents)
     _check_out_folder(out)
+    model_seconds = 0.0
     if embedder is None:
         from ask_engine.embedders import SentenceTransformerEmbedder
 
+        loading = time.perf_counter()
         embedder = SentenceTransformerEmbedder(settings=settings)
+        model_seconds = time.perf_counter() - loading
     show_progress = sys.stderr.isatty() if progress is None else progress
     batch_size = int(getattr(embedder, "batch_size", 0) or settings.embedding_batch_size)
 
@@ -349,6 +359,7 @@ def build_index(
                 progress=show_progress,
                 batch_size=batch_size,
                 started=started,
+                model_seconds=model_seconds,
             )
     except BaseException:
         if created is not None:
@@ -370,6 +381,7 @@ def _build_locked(
     progress: bool,
     batch_size: int,
     started: float,
+    model_seconds: float = 0.0,
 ) -> BuildReport:
     live = _read_live(out, embedder)
     reason = "full rebuild requested" if full else live.reason
@@ -417,6 +429,7 @@ def _build_locked(
             documents_by_kind=by_kind,
             up_to_date=True,
             warnings=tuple(warnings),
+            model_seconds=model_seconds,
         )
 
     # Rows of unchanged documents are copied when their passages are the very texts embedded last time.
@@ -442,8 +455,10 @@ def _build_locked(
         else:
             todo.extend(range(row, row + len(made)))
         row += len(made)
+    embedding = time.perf_counter()
     if todo:
         embeddings[todo] = _embed(embedder, [passages[i].text for i in todo], batch_size, progress)
+    embed_seconds = time.perf_counter() - embedding
 
     created_at = _now()
     build_id = f"{created_at:%Y%m%dT%H%M%S}Z-{secrets.token_hex(3)}"
@@ -521,23 +536,40 @@ def _build_locked(
         documents_by_kind=by_kind,
         reembedded_all=reason,
         warnings=tuple(notices),
+        model_seconds=model_seconds,
+        embed_seconds=embed_seconds,
     )
 
 
+_PLURALS = {"policy": "policies", "faq": "FAQ entries", "passage": "passages"}
+
+
+def _count(n: int, word: str) -> str:
+    """`1 passage`, `2 passages`, `3 policies`, `1 FAQ entry`."""
+    if n == 1:
+        return f"1 {'FAQ entry' if word == 'faq' else word}"
+    return f"{n:,} {_PLURALS.get(word, word + 's')}"
+
+
 def format_report(report: BuildReport, out: str | Path) -> str:
-    """The short summary `ask-engine index` prints."""
-    kinds = ", ".join(f"{n} {kind}" for kind, n in report.documents_by_kind)
+    """The short summary `ask-engine index` prints: what changed, and where the time went."""
+    kinds = ", ".join(_count(n, kind) for kind, n in report.documents_by_kind)
     lines = [
-        f"{out}: {report.documents} documents ({kinds or 'none'}), {report.passages} passages, version {report.version}",
+        f"{out}: {_count(report.documents, 'document')} ({kinds or 'none'}), {_count(report.passages, 'passage')}, "
+        f"version {report.version}",
     ]
     if report.up_to_date:
-        lines.append(f"already up to date; nothing embedded ({report.seconds:.1f} s)")
+        lines.append("already up to date; nothing embedded")
     else:
         lines.append(
             f"added {report.added}, changed {report.changed}, removed {report.removed}, unchanged {report.unchanged}; "
-            f"embedded {report.embedded_passages} passages in {report.seconds:.1f} s"
+            f"embedded {_count(report.embedded_passages, 'passage')} in {report.embed_seconds:.1f} s"
             + (f" ({report.reembedded_all})" if report.reembedded_all else "")
         )
+    timing = f"{report.seconds:.1f} s in all"
+    if report.model_seconds:
+        timing = f"loading the embedding model took {report.model_seconds:.1f} s; " + timing
+    lines.append(timing)
     lines.extend(f"warning: {w}" for w in report.warnings)
     return "\n".join(lines)
 

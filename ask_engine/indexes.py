@@ -443,6 +443,29 @@ def write_version(
     (target / MANIFEST).write_text(json.dumps(full_manifest, ensure_ascii=False, indent=2), "utf-8")
 
 
+def live_version(index_dir: str | os.PathLike[str]) -> str:
+    """The live version's folder name; IndexUnusable saying what to do when `index_dir` holds no index.
+
+    Cheap (reads one small file), so callers can check an --index before loading a model. A shop folder (it has
+    shop.toml) is the commonest mistake: the message says how to index it, into a folder of its own.
+    """
+    root = Path(index_dir)
+    if (root / "shop.toml").is_file():
+        shop = root.resolve().name or "my-shop"
+        raise IndexUnusable(
+            f"{root} is a shop folder (it has shop.toml), not an index: index it first with "
+            f"`ask-engine index {root} --out indexes/{shop}`, then pass --index indexes/{shop}"
+        )
+    if not root.is_dir():
+        raise IndexUnusable(f"no index at {root}: build one with `ask-engine index SHOP_DIR --out {root}`")
+    name = read_current(root)
+    if name is None:
+        raise IndexUnusable(
+            f"{root} holds no live index (no {CURRENT} file): build one with `ask-engine index SHOP_DIR --out {root}`"
+        )
+    return name
+
+
 def read_current(index_dir: str | os.PathLike[str]) -> str | None:
     """The live version's folder name from CURRENT, or None when there is none; IndexUnusable when it is damaged."""
     path = Path(index_dir) / CURRENT
@@ -521,13 +544,7 @@ class ShopIndex:
     def open(cls, index_dir: str | Path, *, expected_model: str | None = None) -> ShopIndex:
         """Load the live version of `index_dir`; IndexUnusable when it is missing, corrupt or made with another model."""
         root = Path(index_dir)
-        if not root.is_dir():
-            raise IndexUnusable(f"no index at {root}: build one with `ask-engine index SHOP_DIR --out {root}`")
-        name = read_current(root)
-        if name is None:
-            raise IndexUnusable(
-                f"{root} holds no live index (no {CURRENT} file): build one with `ask-engine index SHOP_DIR --out {root}`"
-            )
+        name = live_version(root)
         return cls.load_version(root / VERSIONS / name, expected_model=expected_model)
 
     @classmethod

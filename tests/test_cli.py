@@ -1,4 +1,4 @@
-"""`ask-engine ask`: readable and JSON output from a real index, and clear errors for bad input."""
+"""`ask-engine`: help a user can read, readable and JSON output from a real index, clear errors for bad input."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ask_engine.cli import main
+from ask_engine.cli import build_parser, main
 from ask_engine.models import schema_errors
 
 
@@ -97,3 +97,60 @@ def test_serve_on_a_busy_port_fails_at_once_before_loading_anything(
     assert f"127.0.0.1:{port}" in captured.err and "already in use" in captured.err
     assert "no index" not in captured.err
     assert captured.out == ""  # no banner
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, "--help"])
+    assert exited.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_help_is_for_users_and_lists_only_real_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    out = _help([], capsys)
+    assert "Answer shoppers' questions" in out
+    assert "argument parsing" not in out and "lives with its module" not in out  # not the module docstring
+    assert "bench" not in out  # `python -m ask_engine.bench`, not a subcommand
+    assert "ask-engine index SHOP_DIR --out indexes/NAME" in out
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    listed = {
+        line.split()[0]
+        for line in out.split("COMMAND\n", 2)[-1].split("options:")[0].splitlines()
+        if line.startswith("    ") and not line.startswith("      ")
+    }
+    assert listed == set(sub.choices)
+
+
+def test_every_option_of_every_command_has_help_text(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in sub.choices.items():
+        out = _help([name], capsys)
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+            assert action.help.split()[0] in out, (name, action.dest)
+
+
+def test_ask_help_says_id_repeats(capsys: pytest.CaptureFixture[str]) -> None:
+    out = " ".join(_help(["ask"], capsys).split())
+    assert "--id ID what the question is about" in out and "repeat for several" in out
+
+
+def test_an_index_option_naming_a_shop_folder_says_how_to_index_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.conftest import SAMPLE_SHOP
+
+    # A model that cannot load shows the shop folder is recognised before any model is loaded.
+    monkeypatch.setenv("ASK_ENGINE_EMBEDDING_MODEL", str(tmp_path / "no-model"))
+    code = main(["ask", "--index", str(SAMPLE_SHOP), "Do you ship to Norway?"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{SAMPLE_SHOP} is a shop folder (it has shop.toml), not an index" in err
+    assert f"`ask-engine index {SAMPLE_SHOP} --out indexes/fjord-fell`" in err
+    assert "--out " + str(SAMPLE_SHOP) not in err  # never suggests writing the index inside the shop

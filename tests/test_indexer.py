@@ -369,12 +369,72 @@ def test_cli_index_prints_a_summary(shop: Path, tmp_path: Path, capsys: pytest.C
     out = tmp_path / "cli-index"
     assert main(["index", str(shop), "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "5 documents (1 policy, 4 product)" in printed
+    assert "5 documents (1 policy, 4 products)" in printed
     assert "added 5, changed 0, removed 0, unchanged 0" in printed
     index = ShopIndex.open(out)
     assert f"{len(index.passages)} passages" in printed
     assert main(["index", str(shop), "--out", str(out), "--quiet"]) == 0
     assert "already up to date" in capsys.readouterr().out
+
+
+def test_cli_index_reports_model_loading_apart_from_embedding(
+    shop: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, embedder: Any
+) -> None:
+    import re
+    import time
+
+    import ask_engine.embedders as embedders
+
+    loaded = embedders._load_model
+
+    def slow_load(path: str, device: str) -> Any:  # a cold start: the model takes a while to load
+        time.sleep(1.5)
+        return loaded(path, device)
+
+    monkeypatch.setattr(embedders, "_load_model", slow_load)
+    single = write_shop(tmp_path / "one-product", {3: PRODUCTS[3]})
+    assert main(["index", str(single), "--out", str(tmp_path / "one"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    embedded = re.search(r"embedded (\d+) (passages?) in ([\d.]+) s", printed)
+    assert embedded, printed
+    count, noun, seconds = int(embedded[1]), embedded[2], float(embedded[3])
+    assert noun == ("passage" if count == 1 else "passages")
+    assert seconds < 1.5  # the model's loading is not counted as embedding...
+    loading = re.search(r"loading the embedding model took ([\d.]+) s; ([\d.]+) s in all", printed)
+    assert loading, printed
+    assert float(loading[1]) >= 1.5 and float(loading[2]) >= float(loading[1])  # ...but reported on its own
+
+
+def test_index_report_pluralises() -> None:
+    from ask_engine.indexer import format_report
+
+    report = BuildReport(
+        version="v1",
+        documents=1,
+        passages=1,
+        added=1,
+        changed=0,
+        removed=0,
+        unchanged=0,
+        embedded_passages=1,
+        seconds=28.2,
+        path=Path("x"),
+        documents_by_kind=(("faq", 1),),
+        model_seconds=27.9,
+        embed_seconds=0.3,
+    )
+    text = format_report(report, "indexes/x")
+    assert "1 document (1 FAQ entry), 1 passage," in text
+    assert "embedded 1 passage in 0.3 s" in text
+    assert "loading the embedding model took 27.9 s; 28.2 s in all" in text
+
+
+def test_cli_index_refuses_to_write_into_a_shop_folder(shop: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = tree(shop)
+    assert main(["index", str(shop), "--out", str(shop), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "is a shop folder (it has shop.toml)" in err and f"--out indexes/{shop.name}" in err
+    assert tree(shop) == before
 
 
 def test_cli_index_reports_a_bad_shop_with_exit_code_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
