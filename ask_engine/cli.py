@@ -1,4 +1,4 @@
-"""`ask-engine index | ask | serve | mcp-stdio | eval | pqa`: argument parsing; each command lives with its module."""
+"""`ask-engine index | ask | serve | mcp-stdio | eval | pqa | samples`: argument parsing; each command lives with its module."""
 
 from __future__ import annotations
 
@@ -128,6 +128,7 @@ Answer shoppers' questions from a shop's own catalogue, policies and FAQ, throug
 Offline by default: the embedding model ships with the package.
 
 Start here:
+  ask-engine samples                                   the sample shops shipped with the package, and where they are
   ask-engine index SHOP_DIR --out indexes/NAME         index a shop folder (the one with shop.toml)
   ask-engine ask --index indexes/NAME "question"       ask it one question
   ask-engine serve --index indexes/NAME                serve it over UCP REST and MCP on http://127.0.0.1:8000
@@ -135,6 +136,19 @@ Start here:
 
 _CONFIG_HELP = "TOML settings file (keys at the top level or under [ask_engine]; ASK_ENGINE_* variables override it)"
 _INDEX_HELP = "index folder built by `ask-engine index` (not the shop folder)"
+
+
+def _cmd_samples(args: argparse.Namespace) -> int:
+    from ask_engine import samples
+
+    if args.name:  # just the folder, for scripts: ask-engine index "$(ask-engine samples fjord-fell)" --out ...
+        print(samples.path(args.name))
+        return 0
+    for name in samples.names():
+        print(f"{name}  {samples.path(name)}")
+    first = samples.names()[0]
+    print(f"next: ask-engine index {samples.path(first)} --out indexes/{first}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -247,6 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.tsv", help="a semiPQA/hetPQA .tsv file")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for shop/, cases.jsonl and the data's LICENSE")
     p.set_defaults(func=_cmd_pqa)
+
+    p = sub.add_parser(
+        "samples",
+        help="list the sample shops shipped with the package, or print one's folder",
+        description="The sample shops shipped with the package: shop folders ready for `ask-engine index`.",
+    )
+    p.add_argument("name", nargs="?", metavar="NAME", help="print only this sample shop's folder, e.g. fjord-fell")
+    p.set_defaults(func=_cmd_samples)
     return parser
 
 
