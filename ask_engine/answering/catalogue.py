@@ -1,0 +1,136 @@
+"""Questions over several products: a catalogue search ("do you sell tents?") and a comparison."""
+
+from __future__ import annotations
+
+from ask_engine.answering.commerce import _commerce, _price
+from ask_engine.answering.facts import (
+    _BOOLEAN_VALUES,
+    _chosen_units,
+    _differing_key,
+    _fact_sentence,
+    _match_facts,
+    _predicate,
+    _ranked_units,
+    _safe_fact,
+    _state_unit,
+    _subject,
+)
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _attribute_stems, _concept_stems, _title_stems
+from ask_engine.answering.work import _Answer, _cites_for, _Work
+from ask_engine.chunking import quotable_lines
+from ask_engine.language import content_stems
+from ask_engine.phrases import phrase
+from ask_engine.types import Document, Evidence, Task
+
+_COMPARISON_STEMS = content_stems(
+    "difference differences differ compare comparison versus vs better best which between"
+)
+_CATALOGUE_STEMS = content_stems(
+    "sell sells stock stocks carry carries offer offers have got range kind kinds sort type types any "
+    "recommend suggest looking show best good which what"
+)
+
+
+def _compare(work: _Work, targets: list[Document]) -> _Answer:
+    """One sentence per product for what the question asks (or "not recorded" for that product)."""
+    intent = work.intent
+    answer = _Answer()
+    names = frozenset().union(*(_title_stems(d) for d in targets))
+    differing = _differing_key(targets)
+    for doc in targets[:4]:
+        answer.use(doc.id)
+        part = _Answer()
+        if intent.price:
+            _price(part, doc, [], _cites_for(work.task, doc))
+        if intent.options and not intent.price:
+            # "which colours do they come in?": each product's own option list
+            part.extend(_commerce(work, doc))
+        elif intent.concepts or not intent.price:
+            asked = _attribute_stems(intent, doc) - names - _COMPARISON_STEMS
+            facts = _match_facts(work, doc, asked) if (asked or intent.concepts) else []
+            if facts:
+                _fact_sentence(part, work, doc, facts[0], lead=False)
+            elif intent.concepts or asked:
+                chosen = _chosen_units(_ranked_units(work, doc))
+                if chosen:
+                    _state_unit(part, work, doc, chosen[0], lead=False)
+                else:
+                    part.meta(
+                        phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
+                        markdown=phrase(
+                            "not_recorded",
+                            subject=_subject(doc, md=True),
+                            predicate=_predicate(intent, doc, md=True) or "",
+                        ),
+                    )
+            elif not intent.price:
+                # "what's the difference?": the price, and the first recorded attribute whose values differ
+                price = doc.fact("sale") or doc.fact("price")
+                if price is not None:
+                    _fact_sentence(part, work, doc, price, lead=False)
+                fact = doc.fact(differing) if differing else None
+                if fact is not None and len(targets) == 2:
+                    _fact_sentence(part, work, doc, _safe_fact(fact), lead=False)
+        answer.extend(part)
+    if answer.sentences and all(s.kind == "meta" for s in answer.sentences):
+        answer.not_recorded = True
+    return answer
+
+
+def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
+    """ "Do you sell tents?", "which jackets are waterproof?": the matching products, one sentence each."""
+    task, intent = work.task, work.intent
+    if targets or intent.policy or not intent.catalogue:
+        return None
+    products: list[Document] = []
+    for ev in task.evidence:
+        doc = task.documents.get(ev.passage.doc_id)
+        if doc is not None and doc.kind == "product" and doc not in products:
+            products.append(doc)
+    if not products:
+        return None
+    wanted = {
+        w for w in intent.stems - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS - _concept_stems(intent) if not w.isdigit()
+    }
+    headers = [f"{d.title}. {d.product_type or ''}" for d in products]
+    sims = work.similarity(headers)
+    keep: list[Document] = []
+    for doc, sim in zip(products, sims, strict=True):
+        words = content_stems(" ".join([doc.title, doc.product_type or "", " ".join(doc.tags)]))
+        # most of what the buyer wants must be in the product's name, type or tags ("gift wrapping" is not a
+        # gift card)
+        # "which of your products are vegan?" names no goods: every product recorded as vegan answers
+        if (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55 or (intent.concepts and not wanted):
+            keep.append(doc)
+    if not keep:
+        return None
+    answer = _Answer()
+    for doc in keep:
+        if len(answer.sentences) >= 3:
+            break
+        fact = None
+        if intent.concepts:
+            facts = _match_facts(work, doc, _attribute_stems(intent, doc))
+            fact = facts[0] if facts else None
+            if fact is None or _BOOLEAN_VALUES.get(fact.value.strip().lower()) is False:
+                continue  # only products recorded as having the asked property
+        answer.use(doc.id)
+        if fact is not None:
+            _fact_sentence(answer, work, doc, fact, lead=False)
+        else:
+            price = doc.fact("sale") or doc.fact("price")
+            if price is not None:
+                _fact_sentence(answer, work, doc, price, lead=False)
+            else:
+                first = _first_passage(task, doc)
+                lines = quotable_lines(first.passage) if first is not None else []
+                if lines:
+                    answer.claim(lines[0], _cites_for(task, doc), doc=doc.id)
+    return answer if answer.sentences else None
+
+
+def _first_passage(task: Task, doc: Document) -> Evidence | None:
+    for ev in task.evidence:
+        if ev.passage.doc_id == doc.id:
+            return ev
+    return None

@@ -1,0 +1,310 @@
+"""Price, stock, options and SKU of a product, from its variants and price facts."""
+
+from __future__ import annotations
+
+import re
+
+from ask_engine.answering.facts import _fact_sentence, _plural_label, _price_phrase
+from ask_engine.answering.units import usable_value
+from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
+from ask_engine.language import Intent, content_stems, join_and
+from ask_engine.phrases import phrase
+from ask_engine.sources import format_money
+from ask_engine.types import Document, Sentence, Task, Variant
+
+
+def _commerce(work: _Work, doc: Document) -> _Answer:
+    """Price, stock and options, from the variants and the price facts."""
+    task, intent = work.task, work.intent
+    answer = _Answer()
+    answer.use(doc.id)
+    options = _options(doc)
+    chosen, missing = _match_options(intent, options)
+    named = _named_variant(task, doc)
+    variants = [named] if named else _variants_with(doc, chosen) if chosen else []
+    title = doc.title
+    cites = _cites_for(task, doc)
+
+    for name, _value in missing:
+        # The recorded options are the whole list, so an option outside it is answered by the list itself.
+        values = list(dict(options).get(name, ()))
+        if values:
+            sizes = "sizes " if _is_size_option(name) and not _is_colour_option(name) else ""
+            answer.claim(
+                f"The {title} comes in {sizes}{join_and(values)} only",
+                cites,
+                markdown=f"The **{title}** comes in {sizes}{join_and(values)} only",
+            )
+
+    if intent.price:
+        _price(answer, doc, variants, cites)
+    if intent.stock and re.search(r"\bwhen\b|\bhow long\b|\bback in stock\b|\brestock", intent.lower):
+        answer.meta(
+            phrase("not_recorded", subject=f"the {title}", predicate=f"when the {title} will be back in stock"),
+            markdown=phrase(
+                "not_recorded", subject=f"the **{title}**", predicate=f"when the **{title}** will be back in stock"
+            ),
+        )
+        answer.not_recorded = True
+    if _asks_sku(intent):
+        coded = [v for v in (variants or doc.variants) if v.sku][:4]
+        for v in coded:
+            which = "" if len(doc.variants) == 1 else f" in {v.title}"
+            answer.claim(
+                f"The SKU of the {title}{which} is {v.sku}",
+                cites,
+                markdown=f"The SKU of the **{title}**{which} is {v.sku}",
+            )
+    if variants and (intent.stock or named):
+        _stock_sentences(answer, doc, variants, cites)
+    elif intent.stock and not variants:
+        availability = doc.fact("availability")
+        if availability is not None:
+            _fact_sentence(answer, work, doc, availability, lead=False)
+        elif doc.variants:
+            _stock_sentences(answer, doc, list(doc.variants), cites)
+    if chosen and not intent.stock and not intent.price and not missing and intent.yes_no and not named:
+        named_values = [v for vals in chosen.values() for v in vals]
+        answer.claim(
+            f"Yes, the {title} comes in {join_and(named_values)}",
+            cites,
+            markdown=f"Yes, the **{title}** comes in {join_and(named_values)}",
+        )
+    wants_list = intent.options and not chosen and not missing
+    if wants_list:
+        asked = _asked_options(intent, options)
+        for option_name, option_values in asked[:2]:
+            label = _plural_label(option_name.lower())
+            verb = "are" if len(option_values) > 1 else "is"
+            listed = join_and(list(option_values))
+            answer.claim(
+                f"The {label} of the {title} {verb} {listed}",
+                cites,
+                markdown=f"The {label} of the **{title}** {verb} {listed}",
+            )
+        word = _OPTION_WORD.search(intent.lower)
+        if not options and word:
+            # one variant and no options: nothing to list, and silence would read as if the question was missed
+            asked_word = _plural_label(word.group(0))
+            answer.meta(
+                phrase("not_recorded", subject="", predicate=f"any {asked_word} for the {title}"),
+                markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
+            )
+            answer.not_recorded = not answer.sentences[:-1]
+    answer.sentences = _dedupe_sentences(answer.sentences)
+    return answer
+
+
+def _price(answer: _Answer, doc: Document, variants: list[Variant], cites: list[int]) -> None:
+    title = doc.title
+    currency = doc.currency or "USD"
+    if variants and (len(variants) < len(doc.variants) or len(doc.variants) == 1):
+        priced = [v for v in variants if v.price is not None][:3]
+        prices = {v.price for v in priced}
+        if len(doc.variants) == 1 or not all(usable_value(v.title) for v in priced):
+            # one variant (Shopify's "Default Title"): its price is the product's price
+            priced = priced[:1]
+            if priced:
+                value = format_money(priced[0].price, currency)
+                answer.claim(
+                    f"The price of the {title} is {value}",
+                    cites,
+                    markdown=f"The price of the **{title}** is {value}",
+                )
+                return
+        if priced and len(prices) == 1 and len(priced) > 1:
+            value = format_money(priced[0].price, currency)
+            answer.claim(
+                f"The price of the {title} in {join_and([v.title for v in priced])} is {value}",
+                cites,
+                markdown=f"The price of the **{title}** in {join_and([v.title for v in priced])} is {value}",
+            )
+            return
+        for v in priced:
+            value = format_money(v.price, currency)
+            was = (
+                f", reduced from {format_money(v.compare_at_price, currency)}"
+                if v.compare_at_price and _greater(v.compare_at_price, v.price or "0")
+                else ""
+            )
+            answer.claim(
+                f"The price of the {title} in {v.title} is {value}{was}",
+                cites,
+                markdown=f"The price of the **{title}** in {v.title} is {value}{was}",
+            )
+        if priced:
+            return
+    fact = doc.fact("sale") or doc.fact("price")
+    if fact is not None:
+        if fact.key == "sale":
+            answer.claim(
+                f"The {title} is on sale: {_plain(fact.value)}",
+                cites,
+                markdown=f"The **{title}** is on sale: {fact.value}",
+            )
+        else:
+            answer.claim(
+                f"The {title} is priced {_price_phrase(fact.value)}",
+                cites,
+                markdown=f"The **{title}** is priced {_price_phrase(fact.value)}",
+            )
+        return
+    priced = [v for v in doc.variants if v.price is not None]
+    if priced:
+        low = min(priced, key=lambda v: float(v.price or 0))
+        answer.claim(
+            f"The price of the {title} is {format_money(low.price, currency)}",
+            cites,
+            markdown=f"The price of the **{title}** is {format_money(low.price, currency)}",
+        )
+
+
+def _greater(a: str, b: str) -> bool:
+    try:
+        return float(a.replace(",", "")) > float(b.replace(",", ""))
+    except ValueError:
+        return False
+
+
+def _options(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
+    if doc.options:
+        return [(name, tuple(values)) for name, values in doc.options]
+    found: dict[str, list[str]] = {}
+    for v in doc.variants:
+        for name, value in v.options:
+            found.setdefault(name, [])
+            if value not in found[name]:
+                found[name].append(value)
+    return [(k, tuple(v)) for k, v in found.items()]
+
+
+_OPTION_WORD = re.compile(
+    r"\b(?:colou?rs?|sizes?|shades?|flavou?rs?|styles?|scents?|options?|variants?|versions?|finish(?:es)?)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_sku(intent: Intent) -> bool:
+    return bool(re.search(r"\bskus?\b|\bstock[- ]keeping unit\b", intent.lower))
+
+
+def _named_option(intent: Intent, doc: Document) -> bool:
+    """True when the question names one of the product's options by its name ("scents", "finishes")."""
+    return any(content_stems(name) & intent.stems for name, values in _options(doc) if len(values) > 1)
+
+
+def _is_colour_option(name: str) -> bool:
+    return bool(re.search(r"colou?r|shade|finish", name, re.I))
+
+
+def _is_size_option(name: str) -> bool:
+    return bool(re.search(r"size|length|width|waist|leg|fit|capacity|volume|weight|amount", name, re.I))
+
+
+def _match_options(
+    intent: Intent, options: list[tuple[str, tuple[str, ...]]]
+) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+    """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks."""
+    chosen: dict[str, list[str]] = {}
+    text = intent.lower
+    for name, values in options:
+        for value in values:
+            low = value.lower()
+            if len(low) <= 1:
+                hit = bool(re.search(rf"\bsize\s+{re.escape(low)}\b", text)) or bool(
+                    re.search(rf"(?<![\w'])({re.escape(value)})(?![\w'])", intent.text)
+                )
+            else:
+                hit = bool(re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", text))
+            if not hit and _is_colour_option(name):
+                hit = any(c in low.split() for c in intent.colours)
+            if not hit and _is_size_option(name):
+                tokens = re.findall(r"[a-z0-9.]+", low)
+                hit = any(n in tokens for n in intent.numbers) and len(values) > 1
+            if hit:
+                chosen.setdefault(name, []).append(value)
+    missing: list[tuple[str, str]] = []
+    colour_options = [name for name, _ in options if _is_colour_option(name)]
+    if colour_options and not any(n in chosen for n in colour_options):
+        for colour in intent.colours:
+            missing.append((colour_options[0], colour))
+    size_options = [name for name, _ in options if _is_size_option(name)]
+    if size_options and not any(n in chosen for n in size_options):
+        for number in intent.numbers:
+            if re.search(rf"\b(?:size|in|uk|eu|us)\s+{re.escape(number)}\b", text):
+                missing.append((size_options[0], number))
+    return chosen, missing[:1]
+
+
+def _asked_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The options a "what colours/sizes does it come in?" question asks for (all of them when it names none)."""
+    asked = []
+    for name, values in options:
+        stem = content_stems(name)
+        if (
+            stem & intent.stems
+            or (_is_colour_option(name) and re.search(r"colou?r|shade", intent.lower))
+            or (_is_size_option(name) and re.search(r"\bsizes?\b", intent.lower))
+        ):
+            asked.append((name, values))
+    return asked or options
+
+
+def _variants_with(doc: Document, chosen: dict[str, list[str]]) -> list[Variant]:
+    out = []
+    for v in doc.variants:
+        values = dict(v.options)
+        if all(values.get(name) in wanted for name, wanted in chosen.items()):
+            out.append(v)
+    return out
+
+
+def _named_variant(task: Task, doc: Document) -> Variant | None:
+    for v in doc.variants:
+        if v.gid in task.resolution.variant_gids:
+            return v
+    return None
+
+
+def _stock_sentences(answer: _Answer, doc: Document, variants: list[Variant], cites: list[int]) -> None:
+    """ "Black / 42 is in stock; Olive / 37 is sold out." At most three names per status, else the recorded
+    availability summary."""
+    title = doc.title
+    single = len(doc.variants) == 1 and not doc.variants[0].options
+    available = [v.title for v in variants if v.available is True]
+    sold = [v.title for v in variants if v.available is False]
+    unknown = [v.title for v in variants if v.available is None]
+    if single:
+        v = variants[0]
+        if v.available is not None:
+            status = "in stock" if v.available else "sold out"
+            answer.claim(f"The {title} is {status}", cites, markdown=f"The **{title}** is {status}")
+        return
+    if len(available) > 3 or len(sold) > 3:
+        summary = doc.fact("availability")
+        if summary is not None:
+            answer.claim(
+                f"The {title} is {_plain(summary.value)}",
+                cites,
+                markdown=f"The **{title}** is {summary.value}",
+            )
+            return
+    if available:
+        names = available[:3]
+        answer.claim(f"{join_and(names)} {'is' if len(names) == 1 else 'are'} in stock", cites)
+    if sold:
+        names = sold[:3]
+        answer.claim(f"{join_and(names)} {'is' if len(names) == 1 else 'are'} sold out", cites)
+    if unknown and not available and not sold:
+        answer.meta(phrase("not_recorded", subject=f"the {title}", predicate=f"whether the {title} is in stock"))
+        answer.not_recorded = True
+
+
+def _dedupe_sentences(sentences: list[Sentence]) -> list[Sentence]:
+    seen: set[str] = set()
+    out = []
+    for s in sentences:
+        if s.text not in seen:
+            seen.add(s.text)
+            out.append(s)
+    return out

@@ -1,0 +1,169 @@
+"""The offline default generator: short answers built only from the shop's own words, with citations.
+
+`ExtractiveGenerator` never invents a sentence about the shop. Every claim is either a sentence quoted from the
+evidence or a fixed template filled with a recorded value, verbatim. How it answers:
+
+1. **Reading the question** (`language.parse_query`): question shape (yes/no, wh-), and what it asks about: a
+   product attribute from a small lexicon of common attributes (waterproof, material, warranty, weight, care,
+   warmth, allergens, origin, dimensions, ...), price, stock, options (colours, sizes), shipping to a country,
+   a comparison, a catalogue search, or a store process (returns, delivery, payment...).
+2. **Products** (resolved by id/mention/history, else named in the question by distinctive title words): the
+   asked attribute is matched against the product's recorded facts, first through the lexicon, then by lexical
+   overlap with fact labels and by embedding similarity of the question to "Label: value" strings, so a key no
+   lexicon knows (`burn_time`) still answers "how long does it burn?". A recorded fact is stated through a
+   template that keeps the value verbatim; a description sentence that addresses the question is quoted; when
+   neither exists the answer says plainly that the shop has not recorded it, then gives the most related recorded
+   fact (never "no"). Price, stock and options come from the variants and price facts; an option the question
+   names but the product lacks is reported as not recorded, with the options that are.
+3. **Shipping to a country**: the country comes from the question (names, aliases, ISO codes) or, for a delivery
+   question, from the buyer's context; sentences naming it (or a region group the policy itself names, e.g. "EU")
+   are quoted. A country the shipping policy never names is reported as not listed, with where it does ship.
+4. **Everything else** (policies, FAQ, pages): the evidence is split into sentences (label/value lines and table
+   rows stay whole; FAQ questions and section headings are never quoted) and each is scored by a blend of
+   embedding similarity to the question, similarity of its heading or FAQ question, content-word overlap, passage
+   rank and answer-likeness (numbers and durations for "how long/how much"). The best one to three sentences are
+   kept in their original order, near-duplicates dropped, within ~450 characters, never cut mid-sentence. A
+   returns question about a kind of goods is answered by the policy's list entry naming them ("Items we cannot
+   take back: Candles that have been lit."); a bare "Yes." is quoted only for its own FAQ question.
+5. **No answer**: when nothing scores above the relevance floor, a fixed phrase says the shop's information does
+   not cover it and what the assistant can help with; no evidence text is shown. A name the evidence never
+   mentions ("Klarna"), or a two-word thing whose second word it never uses while it uses the first for something
+   else ("gift wrapping" against "gift cards"), is reported as not mentioned.
+6. **Untrusted text**: sentences that address an AI or try to instruct it are never quoted (`guard.is_injection`
+   plus a few broader patterns); an instruction inside the question is dropped from it.
+7. **Conversation and compound questions**: "Is it waterproof, and can I return it?" is answered part by part;
+   a follow-up that names no attribute ("what about the women's one?") asks what the previous question asked; a
+   product question the product does not record falls back to a strongly matching policy or FAQ sentence.
+
+Every threshold below was calibrated on the sample shop's questions plus off-topic ones, and checked on a second,
+hand-made shop in the tests; none names anything in a particular shop.
+
+Fixed phrases live in `prompts/phrases.j2`; `phrase(name, **kwargs)` renders one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ask_engine.answering.catalogue import _catalogue
+from ask_engine.answering.passages import _select
+from ask_engine.answering.product import _product
+from ask_engine.answering.query import _clean_query, _question_parts, _targets, _with_history, _without_mentions
+from ask_engine.answering.shipping import _shipping
+from ask_engine.answering.work import _Answer, _VectorCache, _Work
+from ask_engine.language import normalize, parse_query
+from ask_engine.phrases import phrase
+from ask_engine.types import Draft, DraftKind, Sentence, Task
+
+if TYPE_CHECKING:
+    from ask_engine.config import Settings
+    from ask_engine.protocols import Embedder
+
+__all__ = ["ExtractiveGenerator"]
+
+
+class ExtractiveGenerator:
+    """Answers from the evidence alone, offline: quoted sentences and verbatim facts, each citing its passage."""
+
+    name = "extractive"
+    grounded_by_construction = True  # only ever quotes the evidence: the grounding guard has nothing to check
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self._vectors = _VectorCache()
+        self.max_sentences = max(1, settings.max_answer_sentences) if settings is not None else 4
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder given at construction, or the configured sentence-transformers model, loaded on first use."""
+        if self._embedder is None:
+            with self._lock:
+                if self._embedder is None:
+                    from ask_engine.embedders import SentenceTransformerEmbedder
+
+                    self._embedder = SentenceTransformerEmbedder(settings=self.settings)
+        return self._embedder
+
+    def generate(self, task: Task) -> Draft:
+        query = _clean_query(task.query or "")
+        # What is left of a question that carried an instruction is answered only when clearly on topic.
+        guarded = query != normalize(task.query or "")
+        if not query:
+            if task.query and task.query.strip() and not task.operation_requested:
+                return self._no_answer(task, "the question held only instructions to the assistant")
+            return self._empty(task)
+        first = parse_query(query)
+        if not first.stems and not first.countries and not first.product_specific:
+            return self._empty(task)  # greetings and thanks: invite a question
+        # "Is this waterproof, and can I return it if it doesn't fit?" is two questions: each part is answered on
+        # its own, in order, within the sentence budget.
+        parts = _question_parts(query)
+        budget = max(1, self.max_sentences // len(parts))
+        answers: list[_Answer] = []
+        notes: list[str] = []
+        for part in parts:
+            answer, work_notes = self._answer(task, part, guarded=guarded)
+            notes += work_notes
+            if answer is not None and answer.sentences:
+                answer.sentences = answer.sentences[: budget if len(parts) > 1 else self.max_sentences]
+                answers.append(answer)
+        if not answers:
+            return self._no_answer(task, "no evidence sentence is relevant enough", *notes)
+        merged = _Answer()
+        for answer in answers:
+            merged.extend(answer)
+        merged.not_recorded = all(a.not_recorded for a in answers)
+        sentences = _without_dangling_lead(merged.sentences[: self.max_sentences])
+        has_claim = any(s.kind == "claim" for s in sentences)
+        kind: DraftKind = "not_recorded" if merged.not_recorded or not has_claim else "answer"
+        return Draft(
+            sentences=sentences,
+            kind=kind,
+            generator=self.name,
+            used_doc_ids=tuple(merged.docs),
+            notes=tuple(notes),
+        )
+
+    def _answer(self, task: Task, question: str, *, guarded: bool = False) -> tuple[_Answer | None, list[str]]:
+        """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection."""
+        intent = parse_query(question)
+        if not intent.stems and not intent.countries and not intent.product_specific:
+            return None, []
+        work = _Work(
+            task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
+        )
+        targets = _targets(work)
+        # What the question asks is read without the product's name: "Skiddaw 3L Waterproof Jacket" asks nothing.
+        work.intent = _with_history(_without_mentions(intent, targets), task)
+        answer = (
+            _shipping(work, targets) or _product(work, targets) or _catalogue(work, targets) or _select(work, targets)
+        )
+        return answer, work.notes
+
+    def _empty(self, task: Task) -> Draft:
+        name = "help" if task.operation_requested else "empty_query"
+        return Draft(
+            sentences=(Sentence(phrase(name, shop=task.shop_name), kind="meta"),),
+            kind="empty_query",
+            generator=self.name,
+        )
+
+    def _no_answer(self, task: Task, why: str, *details: str) -> Draft:
+        return Draft(
+            sentences=(Sentence(phrase("no_answer", shop=task.shop_name), kind="meta"),),
+            kind="no_answer",
+            generator=self.name,
+            notes=(why, *details),
+        )
+
+
+def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:
+    """The answer without a closing lead-in whose list did not fit ("Opening hours:" and nothing after it)."""
+    out = list(sentences)
+    while len(out) > 1 and out[-1].text.rstrip().endswith(":"):
+        out.pop()
+    return tuple(out)

@@ -1,0 +1,408 @@
+"""A product's recorded facts and units: which answer the question (lexicon, label words, embeddings, the
+calibrated ranker) and the templates that state them with the value verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+
+import numpy as np
+
+from ask_engine.answering.query import _strip_title, _title_stems
+from ask_engine.answering.ranker import QuestionShape, Ranker, features, load_ranker
+from ask_engine.answering.units import Unit, product_units, usable_value
+from ask_engine.answering.work import _NUMBER, _Answer, _cites_for, _is_untrusted, _plain, _Work
+from ask_engine.faithfulness import split_sentences
+from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems, fact_key_matches, join_and, stem, third_person
+from ask_engine.types import Document, Fact
+
+# A fact whose label the question does not mention must be this close to the question to answer it.
+FACT_SEMANTIC = 0.50
+FACT_SEMANTIC_WITH_WORD = 0.22
+RELATED_SEMANTIC = 0.20
+# Keys whose facts are answered by the price/stock/options logic, not by attribute matching.
+_COMMERCE_KEYS = {"price", "sale", "availability", "compare_at_price", "sku", "barcode"}
+_IDENTITY_KEYS = {"vendor", "product_type", "category", "tags"}
+_BOOLEAN_VALUES = {"yes": True, "true": True, "no": False, "false": False}
+# Second halves of compound attributes ("fragrance free", "dishwasher safe", "water resistant"): shared alone, they
+# do not make a fact the one asked about.
+_QUALIFIER_STEMS = content_stems("free safe proof resistant friendly compatible suitable certified approved based")
+_ADJECTIVE_END = re.compile(
+    r"(?:proof|able|ible|free|safe|ant|ent|ive|ous|ic|al|ed|ful|less|ary|ory|ile|ish|y|an|ian)$", re.IGNORECASE
+)
+
+
+def _sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _facts(doc: Document) -> list[Fact]:
+    return [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not _is_untrusted(f.value)]
+
+
+def _concept_facts(work: _Work, doc: Document) -> list[Fact]:
+    """Facts whose key the attribute lexicon ties to what the question asks ("waterproof" → `waterproof_rating`)."""
+    facts = [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options")]
+    hits: list[Fact] = []
+    for name in work.intent.concepts:
+        for key in CONCEPTS_BY_NAME[name].keys:
+            hits += [f for f in facts if fact_key_matches(f.key, key) and f not in hits]
+        if hits:
+            safe = [_safe_fact(f) for f in hits]
+            return [f for f in safe if usable_value(f.value)]
+    return []
+
+
+@lru_cache(maxsize=1)
+def _ranker() -> Ranker:
+    return load_ranker()
+
+
+def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
+    """The product's units with the ranker's probability that each answers the question, best first."""
+    units = product_units(doc, untrusted=_is_untrusted)
+    if not units or work.embedder is None:
+        return []
+    probe = _attribute_probe(work.intent, doc)
+    sims = work.similarity([u.text for u in units], probe=probe)
+    labelled = [u.label for u in units if u.label]
+    label_values = iter(work.similarity(labelled, probe=probe)) if labelled else iter(())
+    label_sims = np.asarray([float(next(label_values)) if u.label else 0.0 for u in units], dtype=np.float32)
+    probabilities = _ranker().probabilities(features(QuestionShape.read(probe), units, sims, label_sims))
+    ranked = sorted(zip((float(p) for p in probabilities), units, strict=True), key=lambda pu: -pu[0])
+    work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))
+    return ranked
+
+
+def _chosen_units(ranked: Sequence[tuple[float, Unit]]) -> list[Unit]:
+    """The best unit when it clears the calibrated bar, and the second when it clears the second bar."""
+    ranker = _ranker()
+    if not ranked or ranked[0][0] < ranker.bar:
+        return []
+    chosen = [ranked[0][1]]
+    if len(ranked) > 1 and ranked[1][0] >= ranker.second_bar:
+        chosen.append(ranked[1][1])
+    return chosen
+
+
+def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead: bool) -> None:
+    """A recorded fact through its template; an option as the list of its values; a description unit quoted."""
+    fact = unit.fact
+    if unit.kind == "description" or fact is None:
+        answer.claim(unit.text, _cites_for(work.task, doc, unit.text), doc=doc.id)
+        return
+    if unit.kind == "option":
+        values = [v.strip() for v in unit.value.split(",") if v.strip()]
+        label = _plural_label(unit.label.lower())
+        verb = "are" if len(values) > 1 else "is"
+        answer.claim(
+            f"The {label} of the {doc.title} {verb} {join_and(values)}",
+            _cites_for(work.task, doc),
+            markdown=f"The {label} of the **{doc.title}** {verb} {join_and(values)}",
+            doc=doc.id,
+        )
+        return
+    _fact_sentence(answer, work, doc, replace(fact, value=unit.value), lead=lead)
+
+
+def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact]:
+    """Facts that answer the question: lexicon keys first, then label words and embedding similarity."""
+    facts = [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options")]
+    hits: list[Fact] = []
+    for name in work.intent.concepts:
+        # the first concept the product records answers; its keys in the lexicon's order of importance
+        for key in CONCEPTS_BY_NAME[name].keys:
+            hits += [f for f in facts if fact_key_matches(f.key, key) and f not in hits]
+        if hits:
+            safe = [_safe_fact(f) for f in hits]
+            return [f for f in safe if f.value]
+    if not asked:
+        return []
+    candidates = [f for f in facts if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options")]
+    if not candidates:
+        return []
+    texts = [f"{f.label}: {_plain(f.value)}" for f in candidates]
+    probe = _attribute_probe(work.intent, doc)
+    sims = work.similarity(texts, probe=probe)
+    scored: list[tuple[float, Fact]] = []
+    for fact, sim in zip(candidates, sims, strict=True):
+        label_words = content_stems(f"{fact.label} {fact.key.replace('_', ' ')}")
+        shared = asked & label_words
+        if shared <= _QUALIFIER_STEMS and label_words - _QUALIFIER_STEMS:
+            shared = frozenset()  # "cruelty-free" is not "fragrance free": the word saying what is free must match
+        overlap = len(shared)
+        if not overlap and work.intent.yes_no and _is_boolean(fact) is not None:
+            continue  # "is it cruelty-free?" is not answered "yes" by "Vegan: yes", however close the two read
+        if (overlap and sim >= FACT_SEMANTIC_WITH_WORD) or sim >= FACT_SEMANTIC:
+            scored.append((float(sim) + 0.2 * overlap, fact))
+    scored.sort(key=lambda x: -x[0])
+    return [_safe_fact(f) for _, f in scored[:1] if _safe_fact(f).value]
+
+
+def _safe_fact(fact: Fact) -> Fact:
+    """The fact with any instruction-like sentence removed from its value."""
+    if not _is_untrusted(fact.value):
+        return fact
+    kept = [s for s in split_sentences(fact.value) if not _is_untrusted(s)]
+    return replace(fact, value=" ".join(kept))
+
+
+def _attribute_probe(intent: Intent, doc: Document) -> str:
+    """The question with the product's name taken out, so similarity measures the attribute asked about."""
+    text = intent.text
+    for word in sorted(set(re.findall(r"[\w'-]+", doc.title)), key=len, reverse=True):
+        if len(word) > 2:
+            text = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text or intent.text
+
+
+def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
+    """What is recorded that comes closest to an unrecorded attribute: the lexicon's related keys, else the most
+    similar fact."""
+    facts = [
+        f
+        for f in _facts(doc)
+        if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options") and usable_value(f.value)
+    ]
+    for name in work.intent.concepts:
+        for key in CONCEPTS_BY_NAME[name].related:
+            for fact in facts:
+                if fact_key_matches(fact.key, key) and _safe_fact(fact).value:
+                    return [_safe_fact(fact)]
+    if not facts:
+        return []
+    for _, unit in ranked:
+        if unit.kind == "fact" and unit.fact is not None:
+            return [_safe_fact(unit.fact)]  # the recorded fact the ranker puts nearest the question
+    texts = [f"{f.label}: {_plain(f.value)}" for f in facts]
+    sims = work.similarity(texts, probe=_attribute_probe(work.intent, doc))
+    best = int(np.argmax(sims)) if len(sims) else 0
+    if len(sims) and float(sims[best]) >= RELATED_SEMANTIC and _safe_fact(facts[best]).value:
+        return [_safe_fact(facts[best])]
+    return []
+
+
+def _differing_key(docs: Sequence[Document]) -> str | None:
+    """The first attribute every product records, with different values (in the first product's order)."""
+    if len(docs) < 2:
+        return None
+    for fact in _facts(docs[0]):
+        if fact.key in _IDENTITY_KEYS or fact.key.endswith("_options"):
+            continue
+        values = [d.fact(fact.key) for d in docs[1:]]
+        if all(v is not None for v in values) and any(v.value != fact.value for v in values if v is not None):
+            return fact.key
+    return None
+
+
+def _is_boolean(fact: Fact) -> bool | None:
+    return _BOOLEAN_VALUES.get(fact.value.strip().strip(".").lower())
+
+
+def _label(fact: Fact) -> str:
+    """The label as it reads mid-sentence: lower case, acronyms kept ("SPF", "UPF")."""
+    words = fact.label.split()
+    return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
+
+
+def _adjective_label(label: str) -> bool:
+    words = label.split()
+    return len(words) <= 3 and bool(_ADJECTIVE_END.search(words[-1])) and not words[-1].endswith("ity")
+
+
+def _is_plural_title(title: str) -> bool:
+    head = re.split(r"\s+-\s+|\(", title)[0].strip()
+    words = re.findall(r"[A-Za-z]+", head)
+    if not words:
+        return False
+    last = words[-1].lower()
+    return last.endswith("s") and not last.endswith(("ss", "us", "is", "'s"))
+
+
+def _a(word: str) -> str:
+    """The indefinite article for `word` ("a 2-year", "an 8-year", "an 11-year", "a one-year")."""
+    low = word.lower()
+    if re.match(r"^(?:8|11|18|8\d)(?:\D|$)", low) or (low[:1] in "aeio" and not low.startswith(("one", "eu", "uni"))):
+        return "an"
+    return "a"
+
+
+def _fact_sentence(
+    answer: _Answer, work: _Work, doc: Document, fact: Fact, *, lead: bool, pronoun: bool = False
+) -> None:
+    """State one recorded fact in a template that keeps its value verbatim and always reads correctly."""
+    cites = _cites_for(work.task, doc, f"{fact.label}: {fact.value}")
+    title = doc.title
+    plural = _is_plural_title(title)
+    be = "are" if plural else "is"
+    label = _label(fact)
+    value_md = fact.value.strip().rstrip(".") if not fact.value.strip().endswith(("..", "etc.")) else fact.value
+    value = _plain(value_md)
+    subject = "they" if pronoun and plural else "it" if pronoun else f"the {title}"
+    subject_md = subject if pronoun else f"the **{title}**"
+    boolean = _is_boolean(fact)
+    yes_no = lead and work.intent.yes_no
+
+    def say(text: str, md: str) -> None:
+        answer.claim(_sentence_case(text), cites, markdown=_sentence_case(md), doc=doc.id)
+
+    if boolean is not None:
+        adjective = _adjective_label(label)
+        if boolean:
+            prefix = "Yes, " if yes_no else ""
+            tail = f"{be} {label}" if adjective else f"{'have' if plural else 'has'} {label}"
+        else:
+            prefix = "No, " if yes_no else ""
+            tail = f"{be} not {label}" if adjective else f"{'do' if plural else 'does'} not have {label}"
+        say(f"{prefix}{subject} {tail}", f"{prefix}{subject_md} {tail}")
+        return
+    if fact.key == "price":
+        say(f"{subject} {be} priced {_price_phrase(value)}", f"{subject_md} {be} priced {_price_phrase(value_md)}")
+        return
+    if fact.key == "sale":
+        say(f"{subject} {be} on sale: {value}", f"{subject_md} {be} on sale: {value_md}")
+        return
+    if fact.key == "availability" and re.match(
+        r"^(?:in stock|sold out|out of stock|available|unavailable)", value, re.I
+    ):
+        say(f"{subject} {be} {value}", f"{subject_md} {be} {value_md}")
+        return
+    words = content_stems(label)
+    # "Runs half a size small - ..." or "Machine wash at 30 °C. Do not..." reads as a sentence of its own
+    sentence_like = (
+        bool(re.search(r"[.;:!?]\s", value))
+        or len(value.split()) > 14
+        or (value[:1].isupper() and len(value.split()) > 3 and not value.split()[0].isupper())
+    )
+    if (
+        not sentence_like
+        and words
+        and words <= content_stems(value)
+        and re.match(r"^[\dA-Za-z]", value)
+        and not re.match(r"^(?:all|any|every|each|most|both|some|many)\b", value, re.I)  # "has an All skin types"
+    ):
+        # "2-year manufacturer's warranty against defects" already says what it is
+        article = "" if re.match(r"^(?:a|an|the|one|no)\b", value, re.I) else _a(value) + " "
+        verb = "have" if plural else "has"
+        say(f"{subject} {verb} {article}{value}", f"{subject_md} {verb} {article}{value_md}")
+        return
+    if sentence_like:
+        if pronoun:
+            say(f"{fact.label}: {value}", f"{fact.label}: {value_md}")
+        else:
+            say(f"{fact.label} for the {title}: {value}", f"{fact.label} for the **{title}**: {value_md}")
+        return
+    verb = "are" if _plural_word(label) else "is"
+    if pronoun:
+        owner = "their" if plural else "its"
+        say(f"{owner} {label} {verb} {value}", f"{owner} {label} {verb} {value_md}")
+    else:
+        say(f"the {label} of the {title} {verb} {value}", f"the {label} of the **{title}** {verb} {value_md}")
+
+
+def _plural_word(label: str) -> bool:
+    last = label.split()[-1] if label.split() else ""
+    return last.endswith("s") and not last.endswith(("ss", "us", "is", "ness", "sis"))
+
+
+def _plural_label(label: str) -> str:
+    if _plural_word(label) or not label[-1:].isalpha():  # "Option 1" has no plural form ("option 1s")
+        return label
+    if label.endswith("y") and not label.endswith(("ay", "ey", "oy", "uy")):
+        return label[:-1] + "ies"
+    return label + ("es" if label.endswith(("sh", "ch", "x")) else "s")
+
+
+def _price_phrase(value: str) -> str:
+    return value if value.lower().startswith(("from ", "between ", "at ", "up to ")) else f"at {value}"
+
+
+def _subject(doc: Document, md: bool = False) -> str:
+    return f"the **{doc.title}**" if md else f"the {doc.title}"
+
+
+def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
+    """What the shop has not recorded, phrased from the question: "whether the X is waterproof", "the warranty of
+    the X", "how long the X burns". None when no safe phrasing exists (the caller says "that")."""
+    subject = _subject(doc, md)
+    plural = _is_plural_title(doc.title)
+    be = "are" if plural else "is"
+    for name in intent.concepts:
+        concept = CONCEPTS_BY_NAME[name]
+        # "is it waterproof?" asks for the adjective; "what's the waterproof rating?" asks for a value
+        if intent.yes_no and concept.adjective and intent.wh in (None, "which"):
+            # the shopper's own words ("dishwasher safe") over the concept's fixed adjective ("washable")
+            return f"whether {subject} {be} {_asked_adjective(intent, doc) or concept.adjective}"
+        if concept.noun.startswith("whether "):
+            return f"whether {subject} {be} {concept.noun.split(' is ', 1)[-1]}"
+        return f"the {concept.noun} of {subject}"
+    text = _strip_title(intent.text, doc.title, placeholder="it").lower().rstrip("?!. ")
+    text = re.sub(r"^(?:and|so|but|also|then|please)\s+", "", text)
+    pronoun = r"(?:it|they|this|that|these|those|this one|that one|the \w+(?: \w+){0,4}?)"
+    rest: str | None = None
+    m = re.match(rf"^(?:is|are|was|were)\s+{pronoun}\s+(.+)$", text)
+    if m:
+        rest = f"whether {subject} {be} {m.group(1)}"
+    m = m or None
+    if rest is None:
+        m = re.match(rf"^(?:does|do|did)\s+{pronoun}\s+(\w+)(.*)$", text)
+        if m:
+            verb = m.group(1) if plural else third_person(m.group(1))
+            rest = f"whether {subject} {verb}{m.group(2)}"
+    if rest is None:
+        m = re.match(rf"^(?:can|could|will|would|should)\s+{pronoun}\s+(\w+)(.*)$", text)
+        if m:
+            modal = text.split()[0]
+            rest = f"whether {subject} {modal} {m.group(1)}{m.group(2)}"
+    if rest is None:
+        m = re.match(r"^(?:can|could|may|should)\s+(?:i|we|you)\s+(.+)$", text)
+        if m and re.search(r"\b(?:it|them|this|these|those)\b", m.group(1)):
+            body = re.sub(r"\b(?:it|them|this|these|those)\b", subject, m.group(1), count=1)
+            rest = f"whether you can {body}"
+    if rest is None:
+        m = re.match(
+            rf"^(how \w+|what|where|when|which \w+)\s+(is|are|does|do|can|will)\s+{pronoun}\s+(\w+)(.*)$", text
+        )
+        if m:
+            wh, aux, verb, tail = m.groups()
+            if aux in ("does", "do"):
+                verb = verb if plural else third_person(verb)
+                rest = f"{wh} {subject} {verb}{tail}"
+            elif aux in ("is", "are"):
+                rest = f"{wh} {subject} {be} {verb}{tail}"
+            else:
+                rest = f"{wh} {subject} {aux} {verb}{tail}"
+    if rest is None or _NUMBER.search(rest) or len(rest) > 120:
+        return None
+    if re.search(r"\bit\b", rest.replace(subject, "")):
+        return None  # the product's name was read as part of something else ("what is the SKU of the large it")
+    # the question's own words must not smuggle in the product name twice or any instruction
+    if _is_untrusted(rest):
+        return None
+    return rest
+
+
+def _asked_adjective(intent: Intent, doc: Document) -> str | None:
+    """What "is the X <adjective>?" asks, in the question's words, with any words of the product's name dropped."""
+    text = _strip_title(intent.text, doc.title, placeholder="it").lower().rstrip("?!. ")
+    m = re.match(r"^(?:is|are)\s+(?:it|they|this|that|these|those|the|this one|that one)\s+(.+)$", text)
+    if not m:
+        return None
+    words = m.group(1).split()
+    names = _title_stems(doc) | content_stems(doc.product_type or "")
+    while words and (stem(words[0]) in names or words[0] in {"one", "item", "product"}):
+        words = words[1:]
+    # start where the asked attribute starts: "sun cream vegan" asks "vegan", "dishwasher safe" stays whole
+    cues = [cue for name in intent.concepts for cue in CONCEPTS_BY_NAME[name].cues]
+    for i in range(len(words)):
+        if any(re.match(cue, " ".join(words[i:])) for cue in cues):
+            words = words[i:]
+            break
+    phrase_ = " ".join(words)
+    if not words or len(words) > 4 or _NUMBER.search(phrase_) or _is_untrusted(phrase_):
+        return None
+    return phrase_

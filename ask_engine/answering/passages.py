@@ -1,0 +1,399 @@
+"""Policy, FAQ and page questions: the best one to three evidence sentences, an FAQ entry or section whose
+question or heading is this one, a policy's list entry for a kind of goods, or "not mentioned".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+import numpy as np
+
+from ask_engine.answering.query import (
+    _COMMON_TITLE_STEMS,
+    _GENERIC_QUERY_STEMS,
+    _SHIP_WORDS,
+    _kind_stems,
+    _names_in,
+    _query_names,
+    _title_stems,
+)
+from ask_engine.answering.sentences import _bare_item, _fits, _near_duplicate, _quote, _score, _units, _with_context
+from ask_engine.answering.work import _Answer, _Unit, _Work
+from ask_engine.language import Intent, content_stems, country_codes_in, join_and, stem
+from ask_engine.phrases import phrase
+from ask_engine.types import Document, Task
+
+# Relevance floor for quoting a sentence: below it the question is off-topic for this shop (on the calibration set
+# every on-topic question scored above 0.42 and every off-topic one - weather, poems, sport, trivia - below 0.39).
+MIN_RELEVANCE = 0.40
+MIN_SEMANTIC = 0.30
+MIN_RELEVANCE_PROCESS = 0.32
+MIN_RELEVANCE_GUARDED = 0.55
+MIN_SEMANTIC_PROCESS = 0.20
+# An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
+FAQ_QUESTION_MATCH = 0.80
+FAQ_QUESTION_NEAR = 0.70
+# A section heading this close to the question is the question ("How to start a return"): quoted from its start.
+HEADING_QUESTION_MATCH = 0.85
+# A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
+# this similarity; below it, a shared first word names a different thing ("gift wrapping" / "gift cards").
+COMPOUND_SAME = 0.70
+# When the best sentence is another FAQ entry's answer, an entry whose question is this close, and this much closer
+# than that entry's, answers instead.
+FAQ_QUESTION_CLOSER_FLOOR = 0.50
+FAQ_QUESTION_MARGIN = 0.05
+# A policy/FAQ sentence must score this well to answer a product question the product itself does not record.
+POLICY_OVER_PRODUCT = 0.55
+
+_DEICTIC_RE = re.compile(r"\b(?:this|these|that|those|it|they|them)\b")
+# "Yes." or "No, we don't." says nothing without its FAQ question.
+_BARE_YES_NO = re.compile(
+    r"^(?:yes|no)(?:,?\s+(?:we|you|it|they|i)\s+(?:do|does|can|are|is|will|have)(?:n't|\s+not)?)?\W*$", re.IGNORECASE
+)
+_SELF_REFERENCE = re.compile(
+    r"\bthis (?:policy|page|section|guide|document|faq)\s+(?:explains|describes|sets out|covers|tells|shows)\b", re.I
+)
+_RETURN_STEMS = content_stems("return returns refund refunds exchange exchanges")
+# Words of store processes, which name no goods ("can I return a gift card?" names gift cards).
+_PROCESS_STEMS = content_stems(
+    "return refund exchange send back ship deliver delivery post postage pay payment cancel track claim repair "
+    "collect buy order bought purchase purchased can could may allowed possible still"
+)
+_VAGUE_STEMS = content_stems("stuff something anything everything one ones lot bit kind sort way")
+# Verbs of "do you take / accept / offer X?": the question is about X alone.
+_OFFER_STEMS = content_stems("take accept use support offer have carry stock sell do")
+
+
+def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
+    """The best one to three evidence sentences for a policy, FAQ or general question."""
+    task, intent = work.task, work.intent
+    units = _units(task)
+    deictic = not targets and bool(_DEICTIC_RE.search(intent.lower))
+    if policy_only:
+        # a policy answers a product's question only where it speaks of that product or its kind, and of no other
+        kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+        others = [d.title.lower() for d in task.documents.values() if d.kind == "product" and d not in targets]
+        own = {w.lower() for d in targets for w in re.findall(r"[\w'’]+", d.title)} | {
+            w.lower() for w in re.findall(r"[\w'’]+", task.shop_name)
+        }
+        units = [
+            u
+            for u in units
+            if u.evidence.passage.kind != "product"
+            and kinds & content_stems(u.text + " " + u.context)
+            and not any(title in u.text.lower() for title in others)
+            and not _names_other_product(u.text, own)
+        ]
+    elif (intent.policy and any(u.evidence.passage.kind != "product" for u in units)) or (
+        deictic and intent.product_specific
+    ):
+        # Process questions are answered by policies and pages, even when a product is in view; and "is this
+        # in stock?" about a product nobody could identify is never answered from some other product.
+        units = [u for u in units if u.evidence.passage.kind != "product"]
+    # "this policy explains how to return it" points at the answer instead of giving it
+    units = [u for u in units if not u.header and not _SELF_REFERENCE.search(u.text)]
+    if intent.shipping and _SHIP_WORDS.search(intent.lower) and not (intent.stems & _RETURN_STEMS):
+        # "How long will delivery take?" is answered by the shipping policy, not by a refund rule that happens
+        # to say "delivery date"; shops without a typed shipping policy keep every passage
+        shipping = [u for u in units if u.evidence.passage.link_type == "shipping_policy"]
+        units = shipping or units
+    if not units:
+        return None
+    if task.resolution.unresolved and deictic and intent.product_specific and not intent.policy:
+        work.notes.append("the question is about a product whose id could not be resolved")
+        return None
+    absent = _absent_names(work.intent.text, task)
+    # "these boots" names the product in view, which a policy does not mention: score on the rest of the words
+    in_view = frozenset().union(*(_title_stems(d) | content_stems(d.product_type or "") for d in targets))
+    _score(work, units, ignore=in_view)
+    # A bare "Yes." answers its own FAQ question: unless that question is this one, quoting it would answer this
+    # one ("Do you offer click and collect?" - "Yes." from "Do you offer samples?")
+    ranked = [
+        u
+        for u in sorted(units, key=lambda u: -u.score)
+        if not (_BARE_YES_NO.match(u.text) and u.context.endswith("?") and u.context_semantic < FAQ_QUESTION_MATCH)
+    ]
+    if not ranked:
+        return None
+    best = ranked[0]
+    work.notes.append(
+        f"best sentence score {best.score:.3f} (similarity {best.semantic:.3f}, "
+        f"heading similarity {best.context_semantic:.3f}, overlap {best.lexical:.2f})"
+    )
+    # A question with a store-process word ("return", "deliver") is about the shop even when the wording is far
+    # from the policy's, so a lower floor applies, provided the process word itself is matched.
+    process = intent.policy and best.lexical >= 0.3 and not work.guarded
+    floor, semantic_floor = (MIN_RELEVANCE_PROCESS, MIN_SEMANTIC_PROCESS) if process else (MIN_RELEVANCE, MIN_SEMANTIC)
+    if work.guarded:
+        floor = MIN_RELEVANCE_GUARDED
+    # A process question about a product in view is answered by the policy's entry naming the product's kind
+    # ("Candles that have been lit" under "Items we cannot take back"), however the question is worded.
+    specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
+    if (specific is None or not targets) and (
+        best.score < floor or max(best.semantic, best.context_semantic) < semantic_floor
+    ):
+        return None
+    # a sentence or FAQ question that plainly answers is not second-guessed
+    plainly = best.semantic >= 0.6 or best.context_semantic >= FAQ_QUESTION_MATCH
+    compounds = [] if plainly else _absent_compounds(work, units)
+    if compounds:
+        # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
+        answer = _Answer(not_recorded=True)
+        answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
+        work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
+        return answer
+    names = _query_names(intent.text)
+    if names and not best.plain_overlap and best.semantic < 0.6 and intent.stems - names - _OFFER_STEMS:
+        # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
+        # take Bancontact?" asks about nothing but the name, so a sentence naming it answers
+        return None
+    key = _key_word(units, intent, ignore=in_view)
+    if (
+        key
+        and specific is None
+        and best.semantic < 0.6
+        and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3])
+    ):
+        # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
+        work.notes.append(f"the best sentences do not mention {key!r}")
+        return None
+    if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5):
+        return None
+    section = None if absent or targets else _section_answer(units, targets)
+    if section is not None:
+        return section  # a section whose heading is the question answers it, before any list entry
+    if specific is not None:
+        # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't
+        # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
+        # selling such goods, would mislead.
+        answer = _Answer()
+        _quote(answer, specific, lead="" if _bare_item(specific) else _heading_lead(specific))
+        for doc in targets:
+            answer.use(doc.id)
+        return answer
+    faq = None if absent else _faq_answer(units, best, targets)
+    if faq is not None:
+        return faq
+    chosen = [best]
+    for u in ranked[1:]:
+        if len(chosen) >= 3:
+            break
+        same = u.evidence.passage.id == best.evidence.passage.id
+        floor = best.score * (0.8 if same else 0.95)
+        if not same and u.semantic < 0.5:
+            continue  # a second source must be on topic in its own right
+        if u.score >= floor and _fits(chosen, u) and not _near_duplicate(u, chosen):
+            chosen.append(u)
+    chosen = _with_context(units, chosen)
+    chosen.sort(key=lambda u: u.key)
+    answer = _Answer()
+    if absent:
+        # "Can I pay with Klarna?": say the shop never mentions it, then what it does say
+        answer.meta(phrase("not_mentioned", thing=join_and(absent), shop=task.shop_name))
+        work.notes.append(f"the question names {', '.join(absent)}, which no evidence mentions")
+    for u in chosen:
+        _quote(answer, u)
+    for doc in targets:
+        answer.use(doc.id)  # the question is about it: the policy answers for this product
+    return answer
+
+
+def _section_answer(units: list[_Unit], targets: Sequence[Document]) -> _Answer | None:
+    """A policy or page section whose heading is the question ("How to start a return" for "How do I start a
+    return?") answers it from its first sentences, as an FAQ entry whose question matches does."""
+    sections = [u for u in units if u.evidence.passage.kind in ("policy", "page") and u.lead is None]
+    if not sections:
+        return None
+    top = max(sections, key=lambda u: (u.context_semantic, u.score))
+    if top.context_semantic < HEADING_QUESTION_MATCH:
+        return None
+    entry = sorted((u for u in units if u.evidence.passage.id == top.evidence.passage.id), key=lambda u: u.key)
+    chosen: list[_Unit] = []
+    for u in entry:
+        if len(chosen) >= 3 or not _fits(chosen, u):
+            break
+        chosen.append(u)
+    if not chosen:
+        return None
+    answer = _Answer()
+    for u in chosen:
+        _quote(answer, u)
+    for doc in targets:
+        answer.use(doc.id)
+    return answer
+
+
+def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) -> _Answer | None:
+    """An FAQ entry whose question matches this one is answered by quoting its answer from the start."""
+    faq = [u for u in units if u.evidence.passage.kind == "faq" and u.lead is None]
+    if not faq:
+        return None
+    top = max(faq, key=lambda u: (u.context_semantic, u.score))
+    # When the best sentence is itself an FAQ answer, the entry whose QUESTION is clearly closer to the query
+    # answers it: "Do you have a physical store?" is "Do you have a shop I can visit?", not the wholesale entry
+    # whose answer happens to say "stores".
+    closer_question = (
+        best.evidence.passage.kind == "faq"
+        and top.evidence.passage.id != best.evidence.passage.id
+        and top.context_semantic >= FAQ_QUESTION_CLOSER_FLOOR
+        and top.context_semantic >= best.context_semantic + FAQ_QUESTION_MARGIN
+    )
+    # the best sentence answers an FAQ entry whose question is close: quote that entry's answer from its start
+    same_entry = top.evidence.passage.id == best.evidence.passage.id and top.context_semantic >= FAQ_QUESTION_NEAR
+    if (
+        not closer_question
+        and not same_entry
+        and (top.context_semantic < FAQ_QUESTION_MATCH or top.score < 0.9 * best.score)
+    ):
+        return None
+    entry = sorted((u for u in units if u.evidence.passage.id == top.evidence.passage.id), key=lambda u: u.key)
+    chosen: list[_Unit] = []
+    for u in entry:
+        if len(chosen) >= 3 or not _fits(chosen, u):
+            break
+        chosen.append(u)
+    if not chosen:
+        return None
+    answer = _Answer()
+    for u in chosen:
+        _quote(answer, u)
+    for doc in targets:
+        answer.use(doc.id)
+    return answer
+
+
+def _names_other_product(text: str, own_words: set[str]) -> bool:
+    """True when a sentence names something by a multi-word capitalised name that is not this product's or the
+    shop's ("For example, the Coniston Lightweight Hiking Boot runs small" says nothing about the Langdale)."""
+    for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
+        words = [w.lower() for w in m.group(1).split()]
+        if m.start() > 0 and not all(w in own_words for w in words):
+            return True
+    return False
+
+
+def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
+    """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
+    (never a name, a number or a word naming the product in view)."""
+    names = _query_names(intent.text)
+    counts: dict[str, int] = {}
+    for u in units:
+        words = content_stems(u.text + " " + u.context)
+        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS:
+            if w in words and not w.isdigit():
+                counts[w] = counts.get(w, 0) + 1
+    if len(counts) < 2:
+        return None  # one shared word is the whole overlap; nothing more specific to insist on
+    rarest = min(counts, key=lambda w: counts[w])
+    return rarest if counts[rarest] * 4 <= len(units) else None
+
+
+def _absent_names(text: str, task: Task) -> list[str]:
+    """Names in the question that no evidence passage or document mentions: the evidence is about something else
+    ("Do you deliver to BFPO addresses?", "Do you sell Patagonia jackets?")."""
+    names = _names_in(text)
+    if not names:
+        return []
+    haystack = " ".join(
+        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
+    )
+    words = content_stems(haystack)
+    codes = set(country_codes_in(haystack))
+    absent = []
+    for name in names:
+        if stem(name) in words or set(country_codes_in(name, query=True)) & codes:
+            continue
+        absent.append(name)
+    return absent
+
+
+def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
+    """Two-word things the question asks about ("gift wrapping") whose second word the evidence never uses, while
+    it uses the first only in a different thing ("gift cards") that does not read as the same one."""
+    task = work.task
+    haystack = " ".join(
+        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
+    )
+    known = content_stems(haystack)
+    # process verbs ("return stuff") and vague nouns name no thing
+    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
+    words = re.findall(r"[a-z][a-z'’-]*", work.intent.lower)
+    # the shop names its things in headings, FAQ questions, titles and list lines, not in running prose ("leave the
+    # same day" names nothing)
+    names = {u.context for u in units} | {u.text for u in units if len(u.text.split()) <= 6}
+    names |= {d.title for d in task.documents.values()}
+    evidence_words = [re.findall(r"[a-z][a-z'’-]*", text.lower()) for text in names]
+    found: list[str] = []
+    for first, second in pairwise(words):
+        head, modifier = content_stems(second), content_stems(first)
+        if not head or not modifier or head & ignore or modifier & ignore or head & known or not modifier <= known:
+            continue
+        rivals = {
+            f"{a} {b}"
+            for sentence in evidence_words
+            for a, b in pairwise(sentence)
+            if content_stems(a) == modifier and content_stems(b)
+        }
+        if not rivals:
+            continue
+        asked = f"{first} {second}"
+        if float(np.max(work.similarity(sorted(rivals), probe=asked))) < COMPOUND_SAME:
+            found.append(asked)
+    return found
+
+
+def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:
+    """The best-ranked list entry of the best sentence's policy that names the kind of a product in view, or with
+    no product in view every kind of goods the question names ("can I return a gift card?"), if any."""
+    if best.evidence.passage.kind == "product":
+        return None
+    kinds = frozenset().union(*(_kind_stems(d) | _tag_stems(d) for d in targets))
+    asked = intent.stems - _PROCESS_STEMS - _GENERIC_QUERY_STEMS - _OFFER_STEMS
+    if not targets and not asked:
+        return None
+    returns = bool(intent.stems & _RETURN_STEMS)
+    for u in ranked:
+        # the refund policy's list is the rule for a returns question, even when an FAQ entry about the goods scores
+        # higher ("Do you sell gift cards?" for "can I return a gift card?")
+        same_doc = u.evidence.passage.doc_id == best.evidence.passage.doc_id or (
+            returns and u.evidence.passage.link_type == "refund_policy"
+        )
+        # only a list entry naming kinds of goods ("Gift cards.", "Candles that have been lit."): a full sentence
+        # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
+        if not same_doc or not (_bare_item(u) or _kind_item(u)):
+            continue
+        words = content_stems(u.text)
+        # with no product in view, only a returns question reads its goods against the policy's list
+        if (kinds & words) if targets else (returns and asked <= words):
+            return u
+    return None
+
+
+# Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
+_RULE_WORDS = re.compile(
+    r"\b(?:we|you|your|our|i|they|it|must|should|can|cannot|can't|will|won't|may|need|needs|please|if|when|unless|"
+    r"is|are)\b",
+    re.IGNORECASE,
+)
+
+
+def _kind_item(unit: _Unit) -> bool:
+    """A list entry under a section heading that names goods with a qualifier ("Opened or used skincare, for
+    hygiene reasons", "Candles that have been lit"): read with its heading, it is the rule for those goods."""
+    context = unit.context.strip()
+    if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
+        return False
+    if unit.doc is not None and context.lower() == unit.doc.title.lower():
+        return False
+    return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
+
+
+def _heading_lead(unit: _Unit) -> str:
+    return f"{unit.context.strip().rstrip(':.')}: "
+
+
+def _tag_stems(doc: Document) -> frozenset[str]:
+    """Words of the product's tags that name a kind of goods ("food", "gift"), not generic ones."""
+    return content_stems(" ".join(doc.tags)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS

@@ -1,0 +1,206 @@
+"""Questions about one product in view: an attribute, an overview, "do you sell it?", a how-to guide, with
+price/stock/options from `commerce` and comparisons from `catalogue`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ask_engine.answering.catalogue import _compare
+from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
+from ask_engine.answering.facts import (
+    _COMMERCE_KEYS,
+    _chosen_units,
+    _concept_facts,
+    _fact_sentence,
+    _match_facts,
+    _predicate,
+    _ranked_units,
+    _related_facts,
+    _state_unit,
+    _subject,
+)
+from ask_engine.answering.passages import _select
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _attribute_stems, _process_words
+from ask_engine.answering.sentences import _fits, _quote, _score, _units
+from ask_engine.answering.units import usable_value
+from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
+from ask_engine.faithfulness import split_sentences
+from ask_engine.language import content_stems
+from ask_engine.phrases import phrase
+from ask_engine.types import Document
+
+# A how-to question about a product goes to a page section whose heading is at least this close to it.
+GUIDE_HEADING_SEMANTIC = 0.30
+# "Do you sell / stock / carry / have the X?": a question whether the shop offers a product
+_SELL_RE = re.compile(
+    r"^\s*(?:do|does|can) (?:you|the shop|the store|they) (?:still )?(?:sell|stock|carry|offer|have)\b"
+)
+_HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|should|can|would|best\s+to)\s+(?:i|we|you)\b|how\s+to\b)")
+_HOW_TO_STEMS = content_stems("how do should can would best look after care clean maintain way")
+
+
+def _product(work: _Work, targets: list[Document]) -> _Answer | None:
+    task, intent = work.task, work.intent
+    if not targets:
+        return None
+    has_policy_evidence = any(ev.passage.kind != "product" for ev in task.evidence)
+    strong_product = bool(intent.concepts) or intent.options or intent.stock
+    if intent.policy and has_policy_evidence and not (strong_product and not _process_words(intent)):
+        return None  # "can I return these boots?" is answered by the refund policy
+    offer = _SELL_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
+    if offer and not (intent.concepts or intent.price or intent.options or intent.colours):
+        # "Do you sell the Tarn boot?" with the product named: it is in the catalogue; say so, with its price
+        return _offered(work, targets)
+    if _HOW_TO.match(intent.lower) and not (intent.price or intent.stock or intent.options):
+        # "How do I look after a cast iron pan?" is answered by the care guide's "Cast iron" section, not by
+        # the pan's recorded facts
+        guide = _guide(work, targets)
+        if guide is not None:
+            return guide
+    if len(targets) > 1:
+        return _compare(work, targets)
+    doc = targets[0]
+    if not intent.options and _named_option(intent, doc):
+        # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
+        # its values, as "colours" and "sizes" do
+        intent = work.intent = replace(intent, options=True)
+    answer = _Answer()
+    answer.use(doc.id)
+    commerce = intent.price or intent.stock or intent.options or bool(intent.colours) or _asks_sku(intent)
+    variant = _named_variant(task, doc)
+    if (
+        variant is not None
+        and usable_value(variant.title)
+        and len(doc.variants) > 1
+        and not (intent.price or intent.stock)
+    ):
+        # "is this the long leg?" about a variant named by id: say which variant it is
+        answer.claim(
+            f"This is the {variant.title} variant of the {doc.title}",
+            _cites_for(task, doc, variant.title),
+            markdown=f"This is the {variant.title} variant of the **{doc.title}**",
+            doc=doc.id,
+        )
+    if commerce:
+        answer.extend(_commerce(work, doc))
+    if intent.concepts or not commerce:
+        answer.extend(_attribute(work, doc, standalone=not commerce))
+    if not answer.sentences:
+        return None
+    if answer.not_recorded and commerce:
+        # "what size is the bottle?" names no option the product has, but its description may state it
+        chosen = _chosen_units(_ranked_units(work, doc))
+        if chosen:
+            answer = _Answer()
+            for n, unit in enumerate(chosen):
+                _state_unit(answer, work, doc, unit, lead=n == 0)
+    if answer.not_recorded and has_policy_evidence:
+        # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?").
+        policy = _select(work, targets, policy_only=True)
+        if policy is not None:
+            return policy
+    return answer
+
+
+def _offered(work: _Work, targets: list[Document]) -> _Answer:
+    answer = _Answer()
+    answer.meta("Yes.")
+    for doc in targets[:3]:
+        answer.use(doc.id)
+        price = doc.fact("sale") or doc.fact("price")
+        if price is not None:
+            _fact_sentence(answer, work, doc, price, lead=False)
+        else:
+            answer.claim(f"The shop sells the {doc.title}", _cites_for(work.task, doc), doc=doc.id)
+    return answer
+
+
+def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
+    """A page or FAQ section whose heading names what a how-to question is about, quoted from its start."""
+    units = [u for u in _units(work.task) if u.evidence.passage.kind != "product" and not u.header]
+    wanted = work.asked - _GENERIC_QUERY_STEMS - _HOW_TO_STEMS
+    units = [u for u in units if wanted & content_stems(u.context)]
+    if not units:
+        return None
+    _score(work, units)
+    best = max(units, key=lambda u: (u.context_semantic, u.score))
+    if best.context_semantic < GUIDE_HEADING_SEMANTIC:
+        return None
+    entry = sorted((u for u in units if u.evidence.passage.id == best.evidence.passage.id), key=lambda u: u.key)
+    answer = _Answer()
+    chosen: list[_Unit] = []
+    for u in entry:
+        if len(chosen) >= 2 or not _fits(chosen, u):
+            break
+        chosen.append(u)
+        _quote(answer, u)
+    for doc in targets:
+        answer.use(doc.id)
+    return answer if answer.sentences else None
+
+
+def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
+    """The recorded fact(s) the question asks about, a description sentence, or "not recorded"."""
+    intent = work.intent
+    answer = _Answer()
+    answer.use(doc.id)
+    asked = _attribute_stems(intent, doc)
+    if standalone and not intent.concepts and intent.overview:
+        return _overview(work, doc)
+    if standalone and not intent.concepts and not asked:
+        # no attribute word survives ("what is it compatible with?"): a unit clearing the bar answers, else
+        # the overview does
+        chosen = _chosen_units(_ranked_units(work, doc))
+        if not chosen:
+            return _overview(work, doc)
+        for n, unit in enumerate(chosen):
+            _state_unit(answer, work, doc, unit, lead=n == 0)
+        return answer
+    facts = _concept_facts(work, doc) or _match_facts(work, doc, asked)
+    if facts:
+        first = True
+        for fact in facts[:2]:
+            _fact_sentence(answer, work, doc, fact, lead=first)
+            first = False
+        return answer
+    # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
+    # lists) is scored by the calibrated ranker; the best ones above its bar answer.
+    ranked = _ranked_units(work, doc)
+    chosen = _chosen_units(ranked)
+    if chosen:
+        first = True
+        for unit in chosen:
+            _state_unit(answer, work, doc, unit, lead=first)
+            first = False
+        return answer
+    # Not recorded: say so, then what is recorded that comes closest.
+    answer.not_recorded = True
+    answer.meta(
+        phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
+        markdown=phrase(
+            "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
+        ),
+    )
+    related = _related_facts(work, doc, ranked)
+    for fact in related[:1]:
+        _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
+    return answer
+
+
+def _overview(work: _Work, doc: Document) -> _Answer:
+    answer = _Answer()
+    answer.use(doc.id)
+    description = [s for s in split_sentences(doc.body) if not _is_untrusted(s)]
+    for sentence in description[:2]:
+        if sum(len(s.text) for s in answer.sentences) + len(sentence) > MAX_CHARS - 80:
+            break
+        answer.claim(sentence, _cites_for(work.task, doc, sentence), doc=doc.id)
+    price = doc.fact("sale") or doc.fact("price")
+    if price is not None:
+        _fact_sentence(answer, work, doc, price, lead=False)
+    if not answer.sentences:
+        for fact in [f for f in doc.facts if f.key not in _COMMERCE_KEYS][:2]:
+            _fact_sentence(answer, work, doc, fact, lead=False)
+    return answer

@@ -1,0 +1,251 @@
+"""The evidence as quotable sentences (`_units`), their relevance to the question (`_score`) and how they are
+quoted, fitted into an answer and brought along with the sentence or lead-in they lean on.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
+from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
+from ask_engine.chunking import quotable_lines
+from ask_engine.faithfulness import split_sentences
+from ask_engine.language import content_stems, country_aliases, word_set
+from ask_engine.types import Document, Task
+
+# A sentence that leans on the one before: "This does not affect...", "Indoors they're still returnable...".
+_ANAPHOR_START = re.compile(
+    r"^(?:\w+,?\s+){0,2}?(?:this|these|that|those|they|they're|it|it's|such|otherwise|however|but|also)\b", re.I
+)
+_DURATION = re.compile(
+    r"\b\d+(?:[-–]\d+)?\s*(?:working\s+|business\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?)\b"
+)
+_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bnoon\b|\bmidnight\b", re.I)
+_MODAL = re.compile(r"\b(?:can|cannot|can't|may|must|could|able to|allowed|only)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|unable|don't|doesn't|won't|except|excluding)\b", re.I)
+_FUNCTION_WORDS = word_set(
+    """
+a an the as all our we you your orders order items it its this these they there if when for from in
+on at to with within yes no every each most many some any
+"""
+)
+
+
+def _units(task: Task) -> list[_Unit]:
+    """Every quotable sentence of the evidence, in evidence order."""
+    out: list[_Unit] = []
+    for rank, ev in enumerate(task.evidence):
+        passage = ev.passage
+        doc = task.documents.get(passage.doc_id)
+        context = passage.title.split(" — ", 1)[-1] if passage.kind != "product" else passage.title
+        position = 0
+        lead: _Unit | None = None
+        lines = quotable_lines(passage)
+        first = True
+        for line in lines:
+            line_units: list[_Unit] = []
+            for sentence in split_sentences(line):
+                position += 1
+                text = sentence.strip()
+                if not text or _is_untrusted(text) or _is_heading(text, passage.title, doc):
+                    continue
+                if passage.kind == "product" and re.match(r"^(?:tags|disclosures recorded|sku)\s*:", text, re.I):
+                    continue
+                unit = _Unit(
+                    text=text, evidence=ev, position=position, rank=rank, context=context, doc=doc, first=first
+                )
+                unit.header = passage.kind == "product" and first
+                first = False
+                if lead is not None:
+                    unit.lead = lead
+                    unit.context = f"{context} {lead.text}"
+                line_units.append(unit)
+            out.extend(line_units)
+            stripped = line.strip()
+            if stripped.endswith(":") and line_units:
+                lead = line_units[-1]
+            elif not _looks_like_item(stripped):
+                lead = None
+    return out
+
+
+def _looks_like_item(line: str) -> bool:
+    """A list item or a short "Label: value" line, which can follow a lead-in ending with a colon."""
+    return bool(re.match(r"^(?:[-*•]|\d+[.)])\s", line)) or (len(line) < 90 and ":" in line[:40])
+
+
+def _is_heading(text: str, title: str, doc: Document | None) -> bool:
+    """Headings, FAQ questions and titles repeated as lines are there for retrieval, not for quoting."""
+    bare = text.rstrip(" .:?").lower()
+    names = {part.strip().lower() for part in re.split(r"\s+—\s+", title)}
+    if doc is not None:
+        names.add(doc.title.lower())
+        names |= {s.heading.lower() for s in doc.sections}
+    return bare in {n.rstrip(" .:?") for n in names} or text.rstrip().endswith("?")
+
+
+def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()) -> None:
+    """Relevance of each unit: embedding similarity of the sentence and of its heading, content-word overlap,
+    passage rank and answer-likeness."""
+    intent = work.intent
+    if not units:
+        return
+    contexts = list(dict.fromkeys(u.context for u in units))
+    sims = work.similarity([u.text for u in units] + contexts)
+    unit_sims = sims[: len(units)]
+    context_sims = dict(zip(contexts, sims[len(units) :], strict=True))
+    wanted = (intent.stems - _GENERIC_QUERY_STEMS - ignore) or intent.stems
+    if intent.countries and not intent.shipping:
+        # "what's the capital of France?" shares a country name with the shipping table, nothing more
+        wanted = wanted - _country_stems(intent.countries)
+    unit_words = [content_stems(u.text) for u in units]
+    # Words the evidence rarely uses ("hire") say more about a match than words it uses everywhere ("tent").
+    frequency: dict[str, int] = {}
+    for words in unit_words:
+        for w in words & wanted:
+            frequency[w] = frequency.get(w, 0) + 1
+    weight = {w: math.log(1 + len(units) / (1 + frequency[w])) for w in frequency}
+    # A name alone ("Keswick" in "what's the weather in Keswick?") is too little overlap to make a sentence relevant.
+    names = _query_names(intent.text)
+    # a word no sentence uses weighs like an average word: it lowers every sentence alike
+    average = sum(weight.values()) / len(weight) if weight else 1.0
+    weight.update({w: average for w in wanted if w not in weight})
+    if any(not w.isdigit() for w in wanted):
+        # a number or a name ("2" in "what is 2+2?", "Keswick" in "the weather in Keswick") says too little alone
+        weight.update({w: 0.3 * v for w, v in weight.items() if w.isdigit() or w in names})
+    else:
+        weight = {w: 0.0 for w in wanted}
+    total = sum(weight.values()) or 1.0
+    # the retriever's order among the passages in play, as a reciprocal-rank prior (trust its top passage most)
+    order = {
+        pid: i
+        for i, pid in enumerate(dict.fromkeys(u.evidence.passage.id for u in sorted(units, key=lambda u: u.rank)))
+    }
+    # A name the question gives that some headings carry ("Keswick") picks those sections: the Fort William
+    # section's parking is no answer about Keswick.
+    heading_names = {n for n in names if any(n in content_stems(u.context) for u in units)}
+    for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
+        context_words = content_stems(u.context)
+        u.plain_overlap = any(not w.isdigit() and w not in names for w in wanted & (words | context_words))
+        # a heading word counts almost fully: headings name the topic their sentences leave implicit
+        lexical = (
+            sum(weight[w] for w in wanted & words) + 0.75 * sum(weight[w] for w in (wanted & context_words) - words)
+        ) / total
+        bonus = 0.08 / (1 + order[u.evidence.passage.id]) + (0.02 if u.evidence.resolved else 0.0)
+        if intent.permission_verb and intent.permission_verb in words and _MODAL.search(u.text):
+            bonus += 0.06  # "can I return...?" is answered by a rule: "you can return ... within 30 days"
+            if _DURATION.search(u.text):
+                bonus += 0.05  # rules come with their limits
+        if _ANAPHOR_START.match(u.text):
+            bonus -= 0.03  # a sentence that leans on the one before answers less on its own
+        if heading_names and not heading_names & context_words:
+            bonus -= 0.15
+        if intent.overview_policy and (_DURATION.search(u.text) or _MODAL.search(u.text)):
+            # "what's your returns policy?" is answered by its rules: who can do what, within when; a rule that says
+            # both (who may, and by when) is the policy's core, not a step of its procedure
+            bonus += 0.12 if _DURATION.search(u.text) and _MODAL.search(u.text) else 0.06
+        if intent.asks_time and _CLOCK.search(u.text):
+            bonus += 0.08
+        if intent.asks_duration and _DURATION.search(u.text):
+            bonus += 0.08
+        elif intent.asks_quantity and _NUMBER.search(u.text):
+            bonus += 0.06
+        if u.text.rstrip().endswith(":"):
+            bonus -= 0.08  # a list's lead-in says little on its own
+        if re.match(r"^(?:yes|no)\b", u.text, re.I) and float(context_sims[u.context]) < 0.45:
+            bonus -= 0.08  # "No, we don't ..." answers its own FAQ question, not necessarily this one
+        if u.first:
+            bonus += 0.03  # a section's first sentence usually states its rule
+        u.semantic = float(sim)
+        u.context_semantic = float(context_sims[u.context])
+        u.lexical = lexical
+        u.score = 0.45 * float(sim) + 0.27 * float(context_sims[u.context]) + 0.28 * lexical + bonus
+
+
+def _country_stems(codes: Iterable[str]) -> frozenset[str]:
+    words: set[str] = set()
+    for code in codes:
+        for name in country_aliases(code):
+            words |= content_stems(name)
+    return frozenset(words)
+
+
+def _fits(chosen: list[_Unit], unit: _Unit) -> bool:
+    return sum(len(u.text) for u in chosen) + len(unit.text) <= MAX_CHARS
+
+
+def _near_duplicate(unit: _Unit, chosen: list[_Unit]) -> bool:
+    words = content_stems(unit.text)
+    for other in chosen:
+        others = content_stems(other.text)
+        union = words | others
+        if union and len(words & others) / len(union) >= 0.7:
+            return True
+    return False
+
+
+def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
+    """A chosen sentence that leans on the one before ("This does not affect...") brings it along; a list's
+    lead-in brings its items."""
+    out = list(chosen)
+    by_passage: dict[str, list[_Unit]] = {}
+    for u in units:
+        by_passage.setdefault(u.evidence.passage.id, []).append(u)
+    for u in list(out):
+        siblings = by_passage[u.evidence.passage.id]
+        index = siblings.index(u)
+        if _ANAPHOR_START.match(u.text) and index > 0:
+            previous = siblings[index - 1]
+            if previous not in out and _fits(out, previous):
+                out.append(previous)
+        lead = u if u.text.rstrip().endswith(":") else u.lead
+        if lead is not None:
+            # a list is quoted with its lead-in and as many of its items as fit
+            if lead not in out and _fits(out, lead):
+                out.append(lead)
+            for item in siblings:
+                # four sentences in all, so the list never pushes the chosen sentences out of the answer
+                if item.lead is lead and item not in out and _fits(out, item) and len(out) < 4:
+                    out.append(item)
+    return out
+
+
+def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
+    """Quote a unit verbatim; a product's fact line is prefixed with the product's name, and a bare list item with
+    its section heading ("What we can't take back: Gift cards.")."""
+    text = unit.text
+    markdown = None
+    doc = unit.doc
+    if not lead and _bare_item(unit):
+        lead = f"{unit.context.strip().rstrip(':.')}: "
+    if lead and re.match(r"^[A-Z][a-z]+\b", text) and text.split()[0].lower() in _FUNCTION_WORDS:
+        text = text[:1].lower() + text[1:]
+    if unit.evidence.passage.kind == "product" and doc is not None and doc.title.lower() not in text.lower():
+        markdown = f"{lead}**{doc.title}** — {text}"
+        text = f"{lead}{doc.title} — {_plain(text)}"
+    else:
+        if doc is not None and doc.kind == "product" and doc.title in text:
+            markdown = lead + text.replace(doc.title, f"**{doc.title}**", 1)
+        text = lead + _plain(text)
+    answer.claim(text, (unit.evidence.number,), markdown=markdown, doc=doc.id if doc else unit.evidence.passage.doc_id)
+
+
+_VERBISH = re.compile(
+    r"\b(?:is|are|was|were|be|been|can|cannot|can't|could|will|won't|would|do|does|don't|doesn't|has|have|had|may|"
+    r"must|should|need|needs|we|you|i|they|it)\b|\w+(?:ed|es)\b",
+    re.IGNORECASE,
+)
+
+
+def _bare_item(unit: _Unit) -> bool:
+    """A short verbless line under a section heading ("Gift cards."): alone it says nothing; with its heading it
+    is the rule."""
+    context = unit.context.strip()
+    if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
+        return False
+    if unit.doc is not None and context.lower() == unit.doc.title.lower():
+        return False
+    words = unit.text.split()
+    return len(words) <= 6 and not _VERBISH.search(unit.text)

@@ -1,0 +1,180 @@
+"""Shipping to a country (or a state or province): the sentences naming it, its region or a rule for the
+product in view, else "not listed" with where the shop does ship.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
+from ask_engine.answering.sentences import _DURATION, _fits, _quote, _score, _units
+from ask_engine.answering.work import _Answer, _Unit, _Work
+from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
+from ask_engine.phrases import phrase
+from ask_engine.types import Document
+
+NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
+_MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
+
+
+def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
+    task, intent = work.task, work.intent
+    if not intent.shipping_place or not intent.shipping:
+        return None
+    region = _region_named(intent.text)
+    code = intent.countries[0] if intent.countries else (task.country or "").upper() or None
+    if region is None and task.region and code and not intent.countries:
+        name = _region_name(code, task.region)  # the buyer's own state or province, from the context
+        region = (code, name) if name else None
+    if code is None and region is not None:
+        code = region[0]  # "Do you ship to Alaska?" is a question about the country Alaska is in
+    if code is None:
+        return None
+    place_name = region[1].lower() if region is not None and region[0] == code else None
+    units = [
+        u for u in _units(task) if u.evidence.passage.kind != "product" or (u.doc is not None and u.doc in targets)
+    ]
+    shipping_units = [u for u in units if _is_shipping_unit(u)]
+    # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada")
+    direct = [
+        u
+        for u in shipping_units
+        if code in country_codes_in(u.text)
+        or (place_name is not None and place_name in u.text.lower())
+        or code in country_codes_in(u.context)
+    ]
+    grouped = [
+        u
+        for u in shipping_units
+        if u not in direct and any(code in members for members in group_members(u.text).values())
+    ]
+    # A product in view may have its own delivery rule ("knives can only be delivered to UK addresses"), which
+    # outranks the general destination table.
+    kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+    restricted = [
+        u
+        for u in shipping_units
+        if u not in direct and u not in grouped and kinds & content_stems(u.text) and _SHIP_WORDS.search(u.text)
+    ]
+    if direct or grouped or restricted:
+        pool = direct + grouped + restricted
+        _score(work, pool)
+        place = place_name or _place_phrase(intent.text, code)
+        for u in pool:
+            u.score += 0.15 if u in direct else 0.0
+            u.score += 0.1 if place and place in u.text.lower() else 0.0  # "Northern Ireland", not just "UK"
+            # "how long?" / "how much?" is answered by the sentence with the duration or the price in it
+            u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
+            u.score += 0.12 if intent.price and _MONEY.search(u.text) else 0.0
+            u.score += 0.35 if kinds & content_stems(u.text) else 0.0
+        pool.sort(key=lambda u: -u.score)
+        chosen = [pool[0]]
+        for u in pool[1:]:
+            if place and place in pool[0].text.lower() and place not in u.text.lower():
+                continue  # the sentence about Alaska answers for Alaska; the mainland rate would mislead
+            if len(chosen) < 2 and u.score >= pool[0].score - 0.06 and _fits(chosen, u):
+                chosen.append(u)
+        # best first: the sentence naming the buyer's country with the asked figure leads
+        answer = _Answer()
+        for u in chosen:
+            _quote(answer, u)
+        for d in targets:
+            answer.use(d.id)
+        return answer
+    # The country appears nowhere in the evidence: is it absent from the whole shipping policy too?
+    policy_text = "\n".join(
+        [
+            *(
+                d.body + "\n" + "\n".join(s.text for s in d.sections)
+                for d in task.documents.values()
+                if d.link_type == "shipping_policy"
+            ),
+            *(u.text for u in shipping_units),
+        ]
+    )
+    if not policy_text.strip():
+        return None
+    if code in country_codes_in(policy_text) or any(code in m for m in group_members(policy_text).values()):
+        return None  # named in a part of the policy the evidence does not hold: general selection answers
+    if not country_codes_in(policy_text) and not group_members(policy_text):
+        return None  # the policy names no places at all, so "not listed" would mean nothing
+    answer = _Answer()
+    answer.meta(phrase("not_listed_country", country=country_name(code)))
+    answer.not_recorded = True
+    candidates = [u for u in shipping_units if not u.text.rstrip().endswith(":")]
+    if candidates:
+        probe = "Which countries and destinations do you ship and deliver to?"
+        sims = work.similarity([u.text for u in candidates], probe=probe)
+        for u, s in zip(candidates, sims, strict=True):
+            # the sentence naming the most destinations says best where the shop does ship
+            places = len(country_codes_in(u.text)) + 2 * len(group_members(u.text))
+            u.score = float(s) + 0.03 * places
+        candidates.sort(key=lambda u: -u.score)
+        best = candidates[0]
+        _quote(answer, best)
+        for u in candidates[1:3]:
+            if u.score >= best.score - 0.05 and len(best.text) + len(u.text) <= NOT_LISTED_CHARS:
+                _quote(answer, u)
+                break
+    for d in task.documents.values():
+        if d.link_type == "shipping_policy":
+            answer.use(d.id)
+    return answer
+
+
+def _place_phrase(text: str, code: str) -> str | None:
+    """The place as the question wrote it ("northern ireland"), when that is more specific than the country."""
+    low = text.lower()
+    plain_name = country_name(code).lower().removeprefix("the ")
+    for alias in sorted(country_aliases(code), key=len, reverse=True):
+        if alias != plain_name and re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", low):
+            return alias
+    return None
+
+
+@lru_cache(maxsize=1)
+def _subdivisions() -> dict[str, tuple[str, str]]:
+    """Lower-case state/province name → (country code, display name), for names unique worldwide and of the kinds a
+    delivery zone names (states, provinces, territories)."""
+    import pycountry  # loaded on first use, only for shipping questions
+
+    seen: dict[str, tuple[str, str]] = {}
+    clashes: set[str] = set()
+    for sub in pycountry.subdivisions:
+        if sub.type not in {"State", "Province", "Territory", "Outlying area", "District", "Region"}:
+            continue
+        name = sub.name.lower()
+        if name in seen and seen[name][0] != sub.country_code:
+            clashes.add(name)
+        seen[name] = (sub.country_code, sub.name)
+    return {k: v for k, v in seen.items() if k not in clashes and len(k) > 3}
+
+
+def _region_named(text: str) -> tuple[str, str] | None:
+    """(country code, name) of a state or province the question names ("Do you ship to Alaska?")."""
+    words = re.findall(r"[a-z][a-z.'-]*", text.lower())
+    table = _subdivisions()
+    for size in (3, 2, 1):
+        for i in range(len(words) - size + 1):
+            hit = table.get(" ".join(words[i : i + size]))
+            if hit is not None:
+                return hit
+    return None
+
+
+def _region_name(country: str, region: str) -> str | None:
+    """The name of `address_region` ("AK" or "Alaska") within `country`."""
+    import pycountry
+
+    sub = pycountry.subdivisions.get(code=f"{country}-{region.strip().upper()}")
+    if sub is not None:
+        return str(sub.name)
+    hit = _subdivisions().get(region.strip().lower())
+    return hit[1] if hit is not None and hit[0] == country else None
+
+
+def _is_shipping_unit(unit: _Unit) -> bool:
+    if unit.evidence.passage.link_type == "shipping_policy":
+        return True
+    return bool(_SHIP_WORDS.search(unit.text) or _SHIP_WORDS.search(unit.evidence.passage.title))

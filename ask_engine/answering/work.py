@@ -1,0 +1,192 @@
+"""The per-question working data of the extractive generator (`_Work`, `_Answer`, `_Unit`, the vector cache)
+and the small helpers every answer kind uses.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ask_engine.guard import is_injection
+from ask_engine.language import Intent
+from ask_engine.types import Document, Evidence, Sentence, Task
+
+if TYPE_CHECKING:
+    from ask_engine.protocols import Embedder
+
+
+MAX_CHARS = 450  # an answer that fits in a conversation
+# Sentences that look like instructions to an assistant, beyond what guard.is_injection catches mid-sentence.
+_EXTRA_INJECTION = re.compile(
+    r"\b(?:tell|inform|promise|offer|give|assure|guarantee)\s+(?:every|all|each|any)\s+(?:customers?|users?|shoppers?|"
+    r"buyers?|visitors?)\b|\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistants?|chatbots?|bots?|"
+    r"llms?|language models?|agents?)\b|\b(?:assistant|chatbot|ai|llm|bot)\s*:\s|<\|?/?(?:system|im_start|im_end)\|?>|"
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|these\s+|those\s+)*"
+    r"(?:rules|instructions|guidelines|restrictions|guardrails)\b|"
+    r"\[/?(?:INST|SYSTEM)\]",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d")
+_MARKDOWN_MARKS = re.compile(r"(\*\*|__|`)")
+
+
+def _plain(text: str) -> str:
+    return _MARKDOWN_MARKS.sub("", text)
+
+
+def _is_untrusted(text: str) -> bool:
+    return is_injection(text) or bool(_EXTRA_INJECTION.search(text))
+
+
+def _end(text: str) -> str:
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", ".)", '."', ":")) else text + "."
+
+
+def _cos(matrix: np.ndarray[Any, Any], vector: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    return np.asarray(matrix @ vector, dtype=np.float32) if len(matrix) else np.zeros(0, dtype=np.float32)
+
+
+@dataclass
+class _Unit:
+    """One quotable sentence of an evidence passage."""
+
+    text: str
+    evidence: Evidence
+    position: int  # sentence index within the passage
+    rank: int  # evidence order (0 = best)
+    context: str  # heading or FAQ question (scored, never quoted)
+    doc: Document | None
+    score: float = 0.0
+    semantic: float = 0.0
+    context_semantic: float = 0.0
+    lexical: float = 0.0
+    header: bool = False  # a product fact sheet's naming line
+    first: bool = False  # the first quotable sentence of its passage
+    plain_overlap: bool = False  # shares a question word that is neither a name nor a number
+    lead: _Unit | None = None  # the "...:" line a list item belongs to
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.rank, self.position)
+
+
+class _VectorCache:
+    """Sentence embeddings kept across questions: a shop's policy sentences come back in answer after answer."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self._items: OrderedDict[str, np.ndarray[Any, Any]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get_many(self, embedder: Embedder, texts: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
+        """Vectors for `texts`; the missing ones are computed in one batch."""
+        with self._lock:
+            found = {t: self._items[t] for t in texts if t in self._items}
+            for t in found:
+                self._items.move_to_end(t)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            computed = embedder.embed_documents(missing)
+            with self._lock:
+                for text, vector in zip(missing, computed, strict=True):
+                    found[text] = self._items[text] = np.asarray(vector, dtype=np.float32)
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+        return found
+
+
+@dataclass
+class _Work:
+    """Per-question state: the task, the reading of the question and the embeddings it needed."""
+
+    task: Task
+    intent: Intent
+    embedder: Embedder | None
+    cache: _VectorCache = field(default_factory=_VectorCache)
+    query_vector: np.ndarray[Any, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    guarded: bool = False  # the question carried an instruction to the assistant, removed before answering
+    asked: frozenset[str] = frozenset()  # the question's content stems, product names included
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray[Any, Any]:
+        """Embeddings for `texts` (rows in order), computing the missing ones in one batch."""
+        if self.embedder is None:
+            return np.zeros((len(texts), 1), dtype=np.float32)
+        if not texts:
+            return np.zeros((0, getattr(self.embedder, "dimension", 1)), dtype=np.float32)
+        found = self.cache.get_many(self.embedder, texts)
+        return np.vstack([found[t] for t in texts])
+
+    def query(self) -> np.ndarray[Any, Any]:
+        if self.query_vector is None:
+            if self.embedder is None:
+                self.query_vector = np.zeros(1, dtype=np.float32)
+            else:
+                self.query_vector = np.asarray(self.embedder.embed_query(self.intent.text), dtype=np.float32)
+        return self.query_vector
+
+    def similarity(self, texts: Sequence[str], probe: str | None = None) -> np.ndarray[Any, Any]:
+        """Cosine similarity of each text to the question (or to `probe`, embedded in the same batch)."""
+        if self.embedder is None or not texts:
+            return np.zeros(len(texts), dtype=np.float32)
+        if probe is None:
+            return _cos(self.vectors(texts), self.query())
+        matrix = self.vectors([*texts, probe])
+        return _cos(matrix[:-1], matrix[-1])
+
+
+@dataclass
+class _Answer:
+    """Sentences under construction plus the documents they draw on."""
+
+    sentences: list[Sentence] = field(default_factory=list)
+    docs: list[str] = field(default_factory=list)
+    not_recorded: bool = False
+
+    def claim(self, text: str, cites: Iterable[int], markdown: str | None = None, doc: str | None = None) -> None:
+        text = _end(text)
+        md = _end(markdown) if markdown else None
+        self.sentences.append(
+            Sentence(text=text, cites=tuple(dict.fromkeys(cites)), markdown=md if md != text else None)
+        )
+        if doc:
+            self.use(doc)
+
+    def meta(self, text: str, markdown: str | None = None, doc: str | None = None) -> None:
+        self.sentences.append(Sentence(text=text, markdown=markdown if markdown != text else None, kind="meta"))
+        if doc:
+            self.use(doc)
+
+    def use(self, doc_id: str) -> None:
+        if doc_id not in self.docs:
+            self.docs.append(doc_id)
+
+    def extend(self, other: _Answer) -> None:
+        for s in other.sentences:
+            if all(s.text != t.text for t in self.sentences):
+                self.sentences.append(s)
+        for d in other.docs:
+            self.use(d)
+        self.not_recorded = self.not_recorded or other.not_recorded
+
+
+def _cites_for(task: Task, doc: Document, text: str | None = None) -> list[int]:
+    """Evidence numbers of the document's passages; those containing `text`'s value first (or only)."""
+    numbers = [ev.number for ev in task.evidence if ev.passage.doc_id == doc.id]
+    if text:
+        value = _plain(text.split(": ", 1)[-1]).strip().rstrip(".").lower()[:60]
+        holding = [
+            ev.number
+            for ev in task.evidence
+            if ev.passage.doc_id == doc.id and value and value in _plain(ev.passage.text).lower()
+        ]
+        if holding:
+            return holding[:2]
+    return numbers[:2]
