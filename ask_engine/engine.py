@@ -19,6 +19,7 @@ from ask_engine.guard import (
     Operation,
     SupportScorer,
     answers_something,
+    claims_not_recorded,
     detect_operation,
     ground,
     operation_messages,
@@ -390,6 +391,11 @@ class Engine:
             removed += dropped
             if not answers_something(draft):
                 return raw, self._extractive_draft(task), removed, "ungrounded"
+            if claims_not_recorded(draft):
+                # a model's "not recorded" stands only when the extractive answerer also finds nothing above its bar
+                extractive = self._extractive_draft(task)
+                if extractive is not None and extractive.kind == "answer":
+                    return raw, extractive, removed, "not_recorded_refuted"
         if not draft.sentences and not is_fallback:
             return raw, self._extractive_draft(task), removed, "empty_draft"
         return raw, draft, removed, None

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from ask_engine.guard.disclosures import disclosure_messages
-from ask_engine.guard.grounding import SupportResult, SupportScorer, answers_something, ground
+from ask_engine.guard.grounding import SupportResult, SupportScorer, answers_something, claims_not_recorded, ground
 from ask_engine.guard.operations import Operation, detect_operation, operation_messages, operation_sentence
 from ask_engine.guard.untrusted import (
     QueryParts,
@@ -28,6 +28,7 @@ __all__ = [
     "SupportResult",
     "SupportScorer",
     "answers_something",
+    "claims_not_recorded",
     "detect_operation",
     "disclosure_messages",
     "ground",

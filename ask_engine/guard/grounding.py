@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from ask_engine.guard.claims import check_claims, is_not_recorded
 from ask_engine.guard.figures import hard_tokens
 from ask_engine.guard.untrusted import is_injection
 from ask_engine.guard.words import attributable, passage_subject
+from ask_engine.phrases import phrase
 from ask_engine.types import Draft, Sentence, Task
 
 
@@ -57,17 +59,33 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
             continue
         if sentence.kind == "meta":
             ok = _figures_supported(sentence.text, [*everything, task.query])
+            ok = ok and check_claims(sentence.text, everything).verdict != "fragment"
         else:
             # a sentence naming one product may not borrow another product's facts
             allowed = {numbers[i] for i in attributable(sentence.text, subjects)}
+            claims = check_claims(sentence.text, [by_number[n] for n in numbers if n in allowed])
+            if claims.verdict == "negative_unsupported":
+                # "the shop does not have X" where the evidence only never mentions X: say that plainly
+                removed.append(sentence)
+                kept.append(
+                    Sentence(text=phrase("not_mentioned", thing=claims.detail, shop=task.shop_name), kind="meta")
+                )
+                continue
             cited = [by_number[n] for n in sentence.cites if n in allowed]
             ok = bool(cited) and scorer.support(sentence.text, cited).supported
             if not ok and allowed:
                 ok = scorer.support(sentence.text, [by_number[n] for n in numbers if n in allowed]).supported
+            # word overlap passed; each claim inside the sentence (list items, names) must hold too
+            ok = ok and claims.verdict in ("ok", "not_recorded")
         (kept if ok else removed).append(sentence)
     if not removed:
         return draft, ()
     return replace(draft, sentences=tuple(kept)), tuple(removed)
+
+
+def claims_not_recorded(draft: Draft) -> bool:
+    """True when a draft says the shop has not recorded something (a claim the extractive answer can refute)."""
+    return any(is_not_recorded(s.text) for s in draft.sentences)
 
 
 def answers_something(draft: Draft) -> bool:

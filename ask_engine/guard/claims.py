@@ -1,0 +1,154 @@
+"""Claims inside one model sentence, checked one by one against the evidence.
+
+Word overlap judges a sentence as a whole, so "comes in black, blue, purple, red and white" passes when four of the
+five colours are recorded, and "the shop does not have a customer service number" passes when the evidence merely
+never mentions one. Here a sentence is split into the claims that overlap cannot see:
+
+- **list items**: every item of an enumeration must itself be in the evidence;
+- **negative existence** ("does not have / offer / sell X", "there is no X"): allowed only where the evidence says
+  so (a negated sentence naming X); otherwise the shop's plain "not mentioned" phrasing replaces it;
+- **not recorded**: a model's "the shop has not recorded …" is a claim about the evidence too; the engine lets it
+  stand only when the extractive answerer also finds nothing;
+- **fragments**: a sentence with no claim in it ("The shop has not recorded.") is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ask_engine.guard.words import content_words
+
+__all__ = ["ClaimCheck", "check_claims", "is_not_recorded", "list_items", "names", "negated_thing"]
+
+_NOT_RECORDED = re.compile(
+    r"\b(?:has|have|had|does|do|did)\s*(?:n't|\s+not)\s+(?:recorded|record|listed|list|stated|state|said|say|"
+    r"mentioned|mention|specified|specify|provided|provide)\b|\bnot\s+(?:recorded|listed|stated|mentioned|specified)\b|"
+    r"\bno\s+(?:record|information|details?|mention)\s+(?:of|about|on)\b",
+    re.IGNORECASE,
+)
+_NEGATIVE_EXISTENCE = re.compile(
+    r"\b(?:the\s+(?:shop|store)|we|it|they|this\s+\w+)\s+(?:does|do|did|can|will)\s*(?:n't|\s+not)\s+"
+    r"(?:have|offer|provide|sell|stock|carry|accept|include|support|come\s+with)\s+(?P<thing>[^.;!?]+)"
+    r"|\bthere\s+(?:is|are)\s+no\s+(?P<thing2>[^.;!?]+)",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|isn't|aren't|won't|without|unavailable)\b", re.I)
+_ITEM = r"[A-Za-z0-9][\w'’/+-]*(?:\s+[\w'’/+-]+){0,2}"
+_LIST = re.compile(rf"(?P<items>{_ITEM}(?:\s*,\s*{_ITEM})+,?\s+(?:and|or)\s+{_ITEM})")
+_PAIR = re.compile(
+    rf"\b(?:in|of|with|includes?|including|comes?\s+in|available\s+in)\s+(?P<items>{_ITEM}\s+(?:and|or)\s+{_ITEM})"
+)
+_JOIN = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+_LEADING = re.compile(r"^(?:the|a|an|some|both|either|also)\s+", re.IGNORECASE)
+_MIN_FRAGMENT_WORDS = 4
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """What a sentence's claims amount to against the evidence."""
+
+    verdict: Literal["ok", "unsupported", "negative_unsupported", "not_recorded", "fragment"]
+    detail: str = ""  # the unsupported item, or the thing a negative claim names
+
+
+def is_not_recorded(sentence: str) -> bool:
+    """True for a sentence saying the shop has no record of something."""
+    return bool(_NOT_RECORDED.search(sentence))
+
+
+def list_items(sentence: str) -> list[str]:
+    """The items of the longest enumeration in `sentence` ("black, blue and red"; "in black and white")."""
+    best: list[str] = []
+    for pattern in (_LIST, _PAIR):
+        for match in pattern.finditer(sentence):
+            items = [_LEADING.sub("", i.strip()) for i in _JOIN.split(match.group("items")) if i and i.strip()]
+            if len(items) > 1:
+                # the match starts greedily ("comes in black"): the first item is as long as the longest other one
+                width = max(len(i.split()) for i in items[1:])
+                items[0] = " ".join(items[0].split()[-width:])
+            if len(items) > len(best):
+                best = items
+    return best
+
+
+def negated_thing(sentence: str) -> str | None:
+    """What a negative existence claim says the shop lacks ("a customer service number"), else None."""
+    match = _NEGATIVE_EXISTENCE.search(sentence)
+    if match is None:
+        return None
+    thing = (match.group("thing") or match.group("thing2") or "").strip()
+    return re.split(r"\s+(?:for|to|on|in|at|because|but|so|as)\s+", thing, maxsplit=1)[0].strip() or None
+
+
+_TOKEN = re.compile(r"[\w'’&]+(?:[-/.][\w'’&]+)*")
+
+
+def names(sentence: str) -> list[str]:
+    """Runs of two or more capitalised words, with the numbers and hyphens inside them ("Solo Trekker 2 Tent",
+    "Skiddaw 3L Waterproof Jacket - Men's"): the names a sentence gives, which the evidence must give too."""
+    tokens = [(m.group(0), m.start()) for m in _TOKEN.finditer(sentence)]
+    runs: list[str] = []
+    current: list[tuple[str, int]] = []
+
+    def close() -> None:
+        while current and not current[-1][0][:1].isupper():
+            current.pop()  # a run ends on a name word, not on a number or a hyphen
+        if sum(1 for t, _ in current if t[:1].isupper()) >= 2:
+            start, end = current[0][1], current[-1][1] + len(current[-1][0])
+            runs.append(sentence[start:end])
+        current.clear()
+
+    for n, (token, start) in enumerate(tokens):
+        capital = token[:1].isupper() and not (n == 0 or sentence[:start].rstrip().endswith((".", "!", "?", ":")))
+        inner = current and (token[:1].isdigit() or token.lower() in ("&", "of", "de", "la"))
+        gap = current and sentence[current[-1][1] + len(current[-1][0]) : start].strip() not in ("", "-", "&")
+        if gap:
+            close()
+            inner = False
+        if capital or inner:
+            current.append((token, start))
+        else:
+            close()
+    close()
+    return runs
+
+
+def _in_evidence(words: set[str], evidence_words: set[str]) -> bool:
+    return bool(words) and words <= evidence_words
+
+
+def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
+    """Check the claims of one sentence against the evidence texts it may draw on."""
+    words = content_words(sentence)
+    if is_not_recorded(sentence):
+        # "The shop has not recorded." names nothing: a fragment; with a subject it is a not-recorded claim
+        rest = _NOT_RECORDED.sub(" ", sentence)
+        if len(sentence.split()) < _MIN_FRAGMENT_WORDS or not content_words(rest) - {"shop", "store"}:
+            return ClaimCheck("fragment")
+        return ClaimCheck("not_recorded")
+    if not words:
+        return ClaimCheck("fragment")
+    evidence_words: set[str] = set()
+    for text in evidence:
+        evidence_words |= content_words(text)
+    thing = negated_thing(sentence)
+    if thing is not None:
+        thing_words = content_words(thing)
+        said = any(_NEGATION.search(text) and thing_words and thing_words <= content_words(text) for text in evidence)
+        if not said:
+            return ClaimCheck("negative_unsupported", thing)
+    lines = [content_words(line) for text in evidence for line in re.split(r"\n|(?<=[.!?])\s+", text) if line.strip()]
+    for name in names(sentence):
+        # a name is given when one line of the evidence holds all its words ("Ridge Shoe" in "Ridge Trail Shoe -
+        # Women's"), not when they are scattered ("Solo Trekker 2 Tent" against "Solo Trekker 1 Tent" and a "2")
+        wanted = content_words(name)
+        if wanted and not any(wanted <= line for line in lines):
+            return ClaimCheck("unsupported", name)
+    for item in list_items(sentence):
+        item_words = content_words(item)
+        if item_words and not _in_evidence(item_words, evidence_words):
+            return ClaimCheck("unsupported", item)
+    return ClaimCheck("ok")
