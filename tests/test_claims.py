@@ -106,3 +106,14 @@ def test_a_model_not_recorded_is_refuted_when_the_extractive_answer_finds_it(ref
     response, trace = refuting_engine.ask_traced({"query": "What warranty does the Tarn Wellington Boot have?"})
     assert trace.fallback == "not_recorded_refuted"
     assert "warranty" in response.answer.plain and "has not recorded" not in response.answer.plain
+
+
+def test_the_guard_catches_the_committed_perturbations_and_keeps_the_supported_sentences(embedder: Any) -> None:
+    """eval/guard-perturbations.jsonl: sentences the extractive answerer sends on the sample shop, and their
+    perturbations (an added list item, a flipped negation, a changed number, another product's name)."""
+    from ask_engine.evaluation.perturb import score_set
+
+    figures = score_set(Path(__file__).parents[1] / "eval" / "guard-perturbations.jsonl", embedder)
+    assert figures["perturbed"] >= 250 and figures["supported"] >= 150
+    assert figures["caught"] >= 0.99, figures["missed"]
+    assert figures["kept"] >= 0.90

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ask_engine.guard.words import content_words
+from ask_engine.guard.words import _negation_scopes, content_words
 
 __all__ = ["ClaimCheck", "check_claims", "is_not_recorded", "list_items", "names", "negated_thing"]
 
@@ -116,6 +116,24 @@ def names(sentence: str) -> list[str]:
     return runs
 
 
+def _polarity_differs(sentence: str, words: set[str], lines: Sequence[str]) -> bool:
+    """The sentence says the other way round what the evidence says: it negates what no evidence line negates
+    ("are not Black" against "Colours: Black"), or states without a negation what a line negates ("Do use fabric
+    softener" against "Do not use fabric softener")."""
+    scopes = [scope for scope in _negation_scopes(sentence) if scope]
+    line_scopes = [(line, [sc for sc in _negation_scopes(line) if sc]) for line in lines]
+    for scope in scopes:
+        naming = [(line, negs) for line, negs in line_scopes if scope & content_words(line)]
+        if naming and not any(any(scope & sc for sc in negs) for _, negs in naming):
+            return True
+    if not scopes:
+        for line, negs in line_scopes:
+            line_words = content_words(line)
+            if any(sc <= words for sc in negs) and len(words & line_words) >= max(3, len(line_words) // 2):
+                return True
+    return False
+
+
 def _in_evidence(words: set[str], evidence_words: set[str]) -> bool:
     return bool(words) and words <= evidence_words
 
@@ -140,7 +158,10 @@ def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
         said = any(_NEGATION.search(text) and thing_words and thing_words <= content_words(text) for text in evidence)
         if not said:
             return ClaimCheck("negative_unsupported", thing)
-    lines = [content_words(line) for text in evidence for line in re.split(r"\n|(?<=[.!?])\s+", text) if line.strip()]
+    texts = [line for text in evidence for line in re.split(r"\n|(?<=[.!?])\s+", text) if line.strip()]
+    lines = [content_words(line) for line in texts]
+    if _polarity_differs(sentence, words, texts):
+        return ClaimCheck("unsupported", "polarity")
     for name in names(sentence):
         # a name is given when one line of the evidence holds all its words ("Ridge Shoe" in "Ridge Trail Shoe -
         # Women's"), not when they are scattered ("Solo Trekker 2 Tent" against "Solo Trekker 1 Tent" and a "2")
