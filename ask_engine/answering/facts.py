@@ -48,6 +48,7 @@ def _concept_facts(work: _Work, doc: Document) -> list[Fact]:
     facts = [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options")]
     hits: list[Fact] = []
     for name in work.intent.concepts:
+        # the first concept the product records answers; its keys in the lexicon's order of importance
         for key in CONCEPTS_BY_NAME[name].keys:
             hits += [f for f in facts if fact_key_matches(f.key, key) and f not in hits]
         if hits:
@@ -110,15 +111,10 @@ def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead
 
 def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact]:
     """Facts that answer the question: lexicon keys first, then label words and embedding similarity."""
+    hits = _concept_facts(work, doc)  # the first concept the product records answers
+    if hits:
+        return hits
     facts = [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options")]
-    hits: list[Fact] = []
-    for name in work.intent.concepts:
-        # the first concept the product records answers; its keys in the lexicon's order of importance
-        for key in CONCEPTS_BY_NAME[name].keys:
-            hits += [f for f in facts if fact_key_matches(f.key, key) and f not in hits]
-        if hits:
-            safe = [_safe_fact(f) for f in hits]
-            return [f for f in safe if f.value]
     if not asked:
         return []
     candidates = [f for f in facts if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options")]

@@ -200,15 +200,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     return answer
 
 
-def _section_answer(units: list[_Unit], targets: Sequence[Document]) -> _Answer | None:
-    """A policy or page section whose heading is the question ("How to start a return" for "How do I start a
-    return?") answers it from its first sentences, as an FAQ entry whose question matches does."""
-    sections = [u for u in units if u.evidence.passage.kind in ("policy", "page") and u.lead is None]
-    if not sections:
-        return None
-    top = max(sections, key=lambda u: (u.context_semantic, u.score))
-    if top.context_semantic < HEADING_QUESTION_MATCH:
-        return None
+def _entry_from_start(units: list[_Unit], top: _Unit, targets: Sequence[Document]) -> _Answer | None:
+    """The first sentences (up to three that fit) of the passage `top` belongs to, quoted in order."""
     entry = sorted((u for u in units if u.evidence.passage.id == top.evidence.passage.id), key=lambda u: u.key)
     chosen: list[_Unit] = []
     for u in entry:
@@ -223,6 +216,18 @@ def _section_answer(units: list[_Unit], targets: Sequence[Document]) -> _Answer 
     for doc in targets:
         answer.use(doc.id)
     return answer
+
+
+def _section_answer(units: list[_Unit], targets: Sequence[Document]) -> _Answer | None:
+    """A policy or page section whose heading is the question ("How to start a return" for "How do I start a
+    return?") answers it from its first sentences, as an FAQ entry whose question matches does."""
+    sections = [u for u in units if u.evidence.passage.kind in ("policy", "page") and u.lead is None]
+    if not sections:
+        return None
+    top = max(sections, key=lambda u: (u.context_semantic, u.score))
+    if top.context_semantic < HEADING_QUESTION_MATCH:
+        return None
+    return _entry_from_start(units, top, targets)
 
 
 def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) -> _Answer | None:
@@ -248,20 +253,7 @@ def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) ->
         and (top.context_semantic < FAQ_QUESTION_MATCH or top.score < 0.9 * best.score)
     ):
         return None
-    entry = sorted((u for u in units if u.evidence.passage.id == top.evidence.passage.id), key=lambda u: u.key)
-    chosen: list[_Unit] = []
-    for u in entry:
-        if len(chosen) >= 3 or not _fits(chosen, u):
-            break
-        chosen.append(u)
-    if not chosen:
-        return None
-    answer = _Answer()
-    for u in chosen:
-        _quote(answer, u)
-    for doc in targets:
-        answer.use(doc.id)
-    return answer
+    return _entry_from_start(units, top, targets)
 
 
 def _names_other_product(text: str, own_words: set[str]) -> bool:

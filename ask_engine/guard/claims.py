@@ -126,11 +126,17 @@ def _polarity_differs(sentence: str, words: set[str], lines: Sequence[str]) -> b
         naming = [(line, negs) for line, negs in line_scopes if scope & content_words(line)]
         if naming and not any(any(scope & sc for sc in negs) for _, negs in naming):
             return True
-    if not scopes:
-        for line, negs in line_scopes:
-            line_words = content_words(line)
-            if any(sc <= words for sc in negs) and len(words & line_words) >= max(3, len(line_words) // 2):
-                return True
+    if not scopes and line_scopes:
+        # only the lines the sentence copies count: those it shares most words with, and all of them must negate
+        overlaps = [len(words & content_words(line)) for line, _ in line_scopes]
+        best = max(overlaps)
+        top = [line_scopes[n] for n, o in enumerate(overlaps) if o == best]
+        if (
+            all(negs for _, negs in top)
+            and any(any(sc <= words for sc in negs) for _, negs in top)
+            and all(best >= max(3, len(content_words(line)) // 2) for line, _ in top)
+        ):
+            return True
     return False
 
 
@@ -160,7 +166,8 @@ def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
             return ClaimCheck("negative_unsupported", thing)
     texts = [line for text in evidence for line in re.split(r"\n|(?<=[.!?])\s+", text) if line.strip()]
     lines = [content_words(line) for line in texts]
-    if _polarity_differs(sentence, words, texts):
+    pieces = [p for p in re.split(r"(?<=[.!?])\s+", sentence) if p.strip()]
+    if any(_polarity_differs(piece, content_words(piece), texts) for piece in pieces):
         return ClaimCheck("unsupported", "polarity")
     for name in names(sentence):
         # a name is given when one line of the evidence holds all its words ("Ridge Shoe" in "Ridge Trail Shoe -
