@@ -26,7 +26,7 @@ from ask_engine.errors import ConfigError
 from ask_engine.faithfulness import split_sentences
 from ask_engine.sources import humanise_label, humanise_value
 
-__all__ = ["STORE_SOURCES", "Candidate", "convert", "parse_attribute", "read_pqa"]
+__all__ = ["STORE_SOURCES", "Candidate", "convert", "eval_figures", "parse_attribute", "rates", "read_pqa"]
 
 STORE_SOURCES = frozenset({"attribute", "bullet", "Desc", "OSP"})
 _TEXT_SOURCES = ("bullet", "Desc", "OSP")
@@ -409,7 +409,7 @@ def convert(source: str | Path, out: str | Path, *, name: str | None = None) -> 
 # ------------------------------------------------------------------------------------------ eval figures
 
 
-def _rates(pairs: Sequence[tuple[bool, bool, bool]]) -> dict[str, float | int]:
+def rates(pairs: Sequence[tuple[bool, bool, bool]]) -> dict[str, float]:
     """(answerable, answered, hit) per question → evidence hit, abstention, balanced accuracy, false abstention."""
     answerable = [p for p in pairs if p[0]]
     unanswerable = [p for p in pairs if not p[0]]
@@ -454,10 +454,10 @@ def eval_figures(engine: Any, cases: Sequence[Any], run: Any) -> dict[str, Any]:
         scored.append((t.answerable, float(sims[best]), carries(units[best].text, expect.evidence_any)))
     best_rates: dict[str, Any] = {}
     for threshold in [*sorted({s for _, s, _ in scored if s > float("-inf")}), float("inf")]:
-        rates = _rates([(a, s >= threshold, h) for a, s, h in scored])
-        if not best_rates or float(rates["balanced_accuracy"]) > float(best_rates["balanced_accuracy"]):
-            best_rates = {**rates, "threshold": round(threshold, 4) if threshold != float("inf") else None}
-    ours = _rates(engine_pairs)
+        found = rates([(a, s >= threshold, h) for a, s, h in scored])
+        if not best_rates or float(found["balanced_accuracy"]) > float(best_rates["balanced_accuracy"]):
+            best_rates = {**found, "threshold": round(threshold, 4) if threshold != float("inf") else None}
+    ours = rates(engine_pairs)
     return {
         "engine": ours,
         "cosine_baseline": best_rates,

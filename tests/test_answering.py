@@ -313,3 +313,31 @@ def test_do_you_sell_a_named_product_is_yes_with_its_price(ask: Asker) -> None:
     text = plain(ask("Do you sell the Studio Yoga Mat?"))
     assert text.startswith("Yes."), text
     assert "$24.00" in text and NOT_RECORDED not in text
+
+
+def test_the_product_qa_eval_reports_the_engine_beside_the_cosine_baseline(tmp_path: Path, embedder: Any) -> None:
+    from ask_engine.evaluation import load_cases, run_eval
+    from ask_engine.indexer import build_index
+    from ask_engine.pqa import eval_figures, rates
+
+    tsv = tmp_path / "mini.tsv"
+    rows = [
+        ["qid", "question", "candidate", "label"],
+        ["1", "what is it made of?", 'material:  { value:"bamboo" }', "1"],
+        ["1", "what is it made of?", "item_weight:  { unit:pounds, value:2 }", "0"],
+        ["2", "does it need batteries?", "batteries_required:  { value:false }", "1"],
+        ["3", "is it safe for a toddler?", 'color:  { value:"green" }', "0"],
+    ]
+    tsv.write_text("\n".join("\t".join(r) for r in rows) + "\n")
+    shop, case_file, _ = convert(tsv, tmp_path / "out")
+    index = tmp_path / "index"
+    build_index(shop, index, embedder=embedder, progress=False)
+    engine = Engine.open(index, embedder=embedder)
+    cases = load_cases(case_file)
+    run = run_eval(engine, cases)
+    figures = eval_figures(engine, cases, run)
+    assert figures["engine"]["questions"] == 3 and figures["engine"]["answerable"] == 2
+    assert set(figures["cosine_baseline"]) >= {"evidence_hit", "abstention", "balanced_accuracy", "threshold"}
+    made_of = next(t for t in run.turns if t.query == "what is it made of?")
+    assert made_of.evidence_hit is True, made_of.answer  # "bamboo" and the word "material" are carried
+    assert rates([(True, True, True), (False, False, False)])["balanced_accuracy"] == 1.0

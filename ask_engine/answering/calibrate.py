@@ -146,22 +146,16 @@ def outcomes(items: list[Item], scores: list[np.ndarray[Any, Any]]) -> list[Outc
 
 
 def figures(items: list[Item], outs: list[Outcome], bar: float, second_bar: float = 1.0) -> dict[str, float]:
-    """Evidence hit (answerable), abstention (unanswerable), balanced accuracy, false abstentions."""
-    answerable = [(it, o) for it, o in zip(items, outs, strict=True) if it.answerable]
-    unanswerable = [(it, o) for it, o in zip(items, outs, strict=True) if not it.answerable]
-    hits = sum(1 for _, o in answerable if o.top >= bar and (o.hit or (o.second >= second_bar and o.hit2)))
-    false_abstentions = sum(1 for _, o in answerable if o.top < bar)
-    abstained = sum(1 for _, o in unanswerable if o.top < bar)
-    hit_rate = hits / len(answerable) if answerable else 0.0
-    abstention = abstained / len(unanswerable) if unanswerable else 1.0
-    return {
-        "questions": len(items),
-        "answerable": len(answerable),
-        "evidence_hit": round(hit_rate, 4),
-        "abstention": round(abstention, 4),
-        "balanced_accuracy": round((hit_rate + abstention) / 2, 4),
-        "false_abstention": round(false_abstentions / len(answerable), 4) if answerable else 0.0,
-    }
+    """Evidence hit (answerable), abstention (unanswerable), balanced accuracy, false abstentions: the same rates
+    `ask-engine eval` reports (`pqa.rates`)."""
+    from ask_engine.pqa import rates
+
+    return rates(
+        [
+            (it.answerable, o.top >= bar, o.hit or (o.second >= second_bar and o.hit2))
+            for it, o in zip(items, outs, strict=True)
+        ]
+    )
 
 
 def best_threshold(items: list[Item], outs: list[Outcome]) -> tuple[float, dict[str, float]]:
