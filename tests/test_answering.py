@@ -224,6 +224,7 @@ PRODUCTS = [
         "Rose Face Serum",
         "<p>A light serum with 2% hyaluronic acid.</p><p>Comes in a 30 ml glass dropper bottle.</p>",
     ),
+    _product(505, "The Daily Balm", "<p>A rich balm for dry hands, with shea butter.</p>"),
     _product(
         504,
         "Studio Yoga Mat",
@@ -341,3 +342,17 @@ def test_the_product_qa_eval_reports_the_engine_beside_the_cosine_baseline(tmp_p
     made_of = next(t for t in run.turns if t.query == "what is it made of?")
     assert made_of.evidence_hit is True, made_of.answer  # "bamboo" and the word "material" are carried
     assert rates([(True, True, True), (False, False, False)])["balanced_accuracy"] == 1.0
+
+
+def test_a_title_with_its_own_article_is_not_given_another(ask: Asker) -> None:
+    for query in ("Is it vegan?", "How much is it?", "Tell me about it"):
+        text = plain(ask(query, [_gid(505)]))
+        assert "The Daily Balm" in text and "the The" not in text and "The The" not in text, (query, text)
+
+
+def test_tell_me_about_these_with_ids_gives_an_overview_of_each_product_with_its_link(ask: Asker) -> None:
+    data = ask("Tell me about these", [_gid(501), _gid(503)])
+    text = plain(data)
+    assert "nitrile gloves" in text.lower() and "serum" in text.lower(), text
+    linked = {link.get("id") for link in data.get("links") or []}
+    assert {_gid(501), _gid(503)} <= linked

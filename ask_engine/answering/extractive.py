@@ -49,11 +49,11 @@ from typing import TYPE_CHECKING
 
 from ask_engine.answering.catalogue import _catalogue
 from ask_engine.answering.passages import _select
-from ask_engine.answering.product import _product
+from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import _clean_query, _question_parts, _targets, _with_history, _without_mentions
 from ask_engine.answering.shipping import _shipping
 from ask_engine.answering.work import _Answer, _VectorCache, _Work
-from ask_engine.language import normalize, parse_query
+from ask_engine.language import Intent, normalize, parse_query
 from ask_engine.phrases import phrase
 from ask_engine.types import Draft, DraftKind, Sentence, Task
 
@@ -98,7 +98,8 @@ class ExtractiveGenerator:
             return self._empty(task)
         first = parse_query(query)
         if not first.stems and not first.countries and not first.product_specific:
-            return self._empty(task)  # greetings and thanks: invite a question
+            overview = self._overviews(task, first) if first.overview else None
+            return overview or self._empty(task)  # greetings and thanks: invite a question
         # "Is this waterproof, and can I return it if it doesn't fit?" is two questions: each part is answered on
         # its own, in order, within the sentence budget.
         parts = _question_parts(query)
@@ -143,6 +144,27 @@ class ExtractiveGenerator:
             _shipping(work, targets) or _product(work, targets) or _catalogue(work, targets) or _select(work, targets)
         )
         return answer, work.notes
+
+    def _overviews(self, task: Task, intent: Intent) -> Draft | None:
+        """ "Tell me about these" with ids: a short overview of each resolved product (its link comes with it)."""
+        docs = [task.documents[d] for d in task.resolution.doc_ids if d in task.documents]
+        products = [d for d in docs if d.kind == "product"][:3]
+        if not products:
+            return None
+        work = _Work(task=task, intent=intent, embedder=self.embedder, cache=self._vectors, asked=intent.stems)
+        merged = _Answer()
+        for doc in products:
+            part = _overview(work, doc)
+            part.sentences = part.sentences[: 2 if len(products) > 1 else self.max_sentences]
+            merged.extend(part)
+        if not merged.sentences:
+            return None
+        return Draft(
+            sentences=tuple(merged.sentences[: max(self.max_sentences, 2 * len(products))]),
+            kind="answer",
+            generator=self.name,
+            used_doc_ids=tuple(merged.docs),
+        )
 
     def _empty(self, task: Task) -> Draft:
         name = "help" if task.operation_requested else "empty_query"

@@ -44,8 +44,16 @@ def _is_untrusted(text: str) -> bool:
     return is_injection(text) or bool(_EXTRA_INJECTION.search(text))
 
 
+_DOUBLE_ARTICLE = re.compile(r"\b[Tt]he (\*\*)?(?=The\b)")
+
+
+def _articles(text: str) -> str:
+    """A template's "the" before a name that starts with its own ("the The Ordinary Serum") is left out."""
+    return _DOUBLE_ARTICLE.sub(lambda m: m.group(1) or "", text)
+
+
 def _end(text: str) -> str:
-    text = text.rstrip()
+    text = _articles(text.rstrip())
     return text if text.endswith((".", "!", "?", ".)", '."', ":")) else text + "."
 
 
@@ -160,6 +168,8 @@ class _Answer:
             self.use(doc)
 
     def meta(self, text: str, markdown: str | None = None, doc: str | None = None) -> None:
+        text = _articles(text)
+        markdown = _articles(markdown) if markdown else None
         self.sentences.append(Sentence(text=text, markdown=markdown if markdown != text else None, kind="meta"))
         if doc:
             self.use(doc)
