@@ -101,18 +101,7 @@ def _price(answer: _Answer, doc: Document, variants: list[Variant], cites: list[
     if variants and (len(variants) < len(doc.variants) or len(doc.variants) == 1):
         priced = [v for v in variants if v.price is not None][:3]
         prices = {v.price for v in priced}
-        if len(doc.variants) == 1 or not all(usable_value(v.title) for v in priced):
-            # one variant (Shopify's "Default Title"): its price is the product's price
-            priced = priced[:1]
-            if priced:
-                value = format_money(priced[0].price, currency)
-                answer.claim(
-                    f"The price of the {title} is {value}",
-                    cites,
-                    markdown=f"The price of the **{title}** is {value}",
-                )
-                return
-        if priced and len(prices) == 1 and len(priced) > 1:
+        if priced and len(prices) == 1 and len(priced) > 1 and all(usable_value(v.title) for v in priced):
             value = format_money(priced[0].price, currency)
             answer.claim(
                 f"The price of the {title} in {join_and([v.title for v in priced])} is {value}",
@@ -127,10 +116,12 @@ def _price(answer: _Answer, doc: Document, variants: list[Variant], cites: list[
                 if v.compare_at_price and _greater(v.compare_at_price, v.price or "0")
                 else ""
             )
+            # one variant (Shopify's "Default Title") names nothing: its price is the product's price
+            which = f" in {v.title}" if len(doc.variants) > 1 and usable_value(v.title) else ""
             answer.claim(
-                f"The price of the {title} in {v.title} is {value}{was}",
+                f"The price of the {title}{which} is {value}{was}",
                 cites,
-                markdown=f"The price of the **{title}** in {v.title} is {value}{was}",
+                markdown=f"The price of the **{title}**{which} is {value}{was}",
             )
         if priced:
             return
