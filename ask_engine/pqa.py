@@ -19,6 +19,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -271,13 +272,14 @@ def read_pqa(path: str | Path) -> list[Question]:
             q.candidates.append(Candidate(source, row["candidate"].strip(), int(row["label"].strip() or 0)))
     elif {"ASIN", "question", "candidate", "source"} <= columns:
         # answer generation: every row is evidence that answers its question
+        per_product: dict[str, int] = defaultdict(int)  # questions so far per product: "<ASIN>-<n>" ids
         for row in rows:
             product = row["ASIN"].strip()
             key = f"{product}|{row['question'].strip().casefold()}"
-            qid = f"{product}-{len([k for k in questions if k.startswith(product + '|')]) + 1}"
-            q = questions.get(key) or Question(qid, product, row["question"].strip())
-            questions[key] = q
-            q.candidates.append(Candidate(row["source"].strip(), row["candidate"].strip(), 1))
+            if key not in questions:
+                per_product[product] += 1
+                questions[key] = Question(f"{product}-{per_product[product]}", product, row["question"].strip())
+            questions[key].candidates.append(Candidate(row["source"].strip(), row["candidate"].strip(), 1))
     else:
         raise ConfigError(f"{path}: not a PQA file (columns {sorted(columns)})")
     return list(questions.values())
@@ -320,8 +322,6 @@ def _product_json(asin: str, questions: Sequence[Question], index: int) -> tuple
                 continue
             seen_text.add(text.casefold())
             (bullets if c.source == "bullet" else paragraphs).append(text)
-    from html import escape
-
     body = "".join(f"<p>{escape(p)}</p>" for p in paragraphs)
     if bullets:
         body = "<ul>" + "".join(f"<li>{escape(b)}</li>" for b in bullets) + "</ul>" + body
