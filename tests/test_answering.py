@@ -225,6 +225,10 @@ PRODUCTS = [
         "<p>A light serum with 2% hyaluronic acid.</p><p>Comes in a 30 ml glass dropper bottle.</p>",
     ),
     _product(505, "The Daily Balm", "<p>A rich balm for dry hands, with shea butter.</p>"),
+    {
+        **_product(506, "Cedar Soap Bar", "<p>A cold-process soap with cedarwood oil.</p>"),
+        "variants": [{"id": 5060, "title": "Default Title", "price": "6.00", "compare_at_price": "8.00"}],
+    },
     _product(
         504,
         "Studio Yoga Mat",
@@ -356,3 +360,8 @@ def test_tell_me_about_these_with_ids_gives_an_overview_of_each_product_with_its
     assert "nitrile gloves" in text.lower() and "serum" in text.lower(), text
     linked = {link.get("id") for link in data.get("links") or []}
     assert {_gid(501), _gid(503)} <= linked
+
+
+def test_a_single_variant_price_keeps_its_reduction_without_the_placeholder(ask: Asker) -> None:
+    text = plain(ask("How much is it?", [_gid(506)]))
+    assert "$6.00, reduced from $8.00" in text and "Default Title" not in text, text
