@@ -195,6 +195,20 @@ def _load_concepts() -> tuple[Concept, ...]:
 CONCEPTS: tuple[Concept, ...] = _load_concepts()
 _CONCEPT_RES = tuple((c, re.compile("|".join(c.cues))) for c in CONCEPTS)
 CONCEPTS_BY_NAME = {c.name: c for c in CONCEPTS}
+_CONCEPT_RE_BY_NAME = {c.name: pattern for c, pattern in _CONCEPT_RES}
+
+
+def concept_words(text: str, name: str) -> list[str]:
+    """The words of `text` that are cues for the attribute `name` ("warm" for warmth, "sun cream" for sun
+    protection), as written; empty when it uses none."""
+    pattern = _CONCEPT_RE_BY_NAME.get(name)
+    return [m.group(0) for m in pattern.finditer(normalize(text).lower()) if m.group(0)] if pattern else []
+
+
+def mentions_concept(text: str, name: str) -> bool:
+    """True when `text` uses one of the lexicon's cues for the attribute `name`."""
+    return bool(concept_words(text, name))
+
 
 # Questions about the shop's processes rather than a product's properties.
 _POLICY_RE = re.compile(

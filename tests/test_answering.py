@@ -230,6 +230,20 @@ PRODUCTS = [
         "variants": [{"id": 5060, "title": "Default Title", "price": "6.00", "compare_at_price": "8.00"}],
     },
     _product(
+        507,
+        "Ridge 2 Tent",
+        "<p>A two-pole tent for summer trips.</p>",
+        options=[{"name": "Capacity", "position": 1, "values": ["2 person"]}],
+    ),
+    {
+        **_product(509, "Harbour Shell Jacket", "<p>A light shell for wet commutes.</p>"),
+        "metafields": [
+            {"namespace": "specs", "key": "waterproof", "value": "true", "type": "boolean"},
+            {"namespace": "specs", "key": "waterproof_rating", "value": "10,000 mm", "type": "single_line_text_field"},
+        ],
+    },
+    _product(508, "Coastal Sunscreen SPF 30", "<p>A light, high-protection sun cream for long beach days.</p>"),
+    _product(
         504,
         "Studio Yoga Mat",
         "<p>A grippy mat for hot and slow classes alike.</p>",
@@ -365,3 +379,23 @@ def test_tell_me_about_these_with_ids_gives_an_overview_of_each_product_with_its
 def test_a_single_variant_price_keeps_its_reduction_without_the_placeholder(ask: Asker) -> None:
     text = plain(ask("How much is it?", [_gid(506)]))
     assert "$6.00, reduced from $8.00" in text and "Default Title" not in text, text
+
+
+def test_a_model_number_in_the_title_is_not_a_quantity_asked(ask: Asker) -> None:
+    # "How heavy is the Ridge 2?" asks a weight the shop never recorded; "2 person" is not one
+    text = plain(ask("How heavy is the Ridge 2?", [_gid(507)]))
+    assert NOT_RECORDED in text, text
+
+
+def test_a_sentence_that_only_reads_close_does_not_state_an_attribute_it_never_names(ask: Asker) -> None:
+    # the description says what the product is ("sun cream"), never whether it is vegan
+    text = plain(ask("Is your SPF 30 sun cream vegan?", [_gid(508)]))
+    assert NOT_RECORDED in text, text
+    assert "long beach days" not in text, text
+
+
+def test_a_second_fact_names_the_product_once(ask: Asker) -> None:
+    text = plain(ask("Is it waterproof?", [_gid(509)]))
+    assert text.startswith("Yes, the Harbour Shell Jacket is waterproof."), text
+    assert "Its waterproof rating is 10,000 mm" in text, text
+    assert text.count("Harbour Shell Jacket") == 1, text

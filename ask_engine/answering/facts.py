@@ -89,7 +89,7 @@ def _chosen_units(ranked: Sequence[tuple[float, Unit]]) -> list[Unit]:
     return chosen
 
 
-def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead: bool) -> None:
+def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead: bool, pronoun: bool = False) -> None:
     """A recorded fact through its template; an option as the list of its values; a description unit quoted."""
     fact = unit.fact
     if unit.kind == "description" or fact is None:
@@ -99,14 +99,19 @@ def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead
         values = [v.strip() for v in unit.value.split(",") if v.strip()]
         label = _plural_label(unit.label.lower())
         verb = "are" if len(values) > 1 else "is"
+        owner = ("Their" if _is_plural_title(doc.title) else "Its") if pronoun else ""
         answer.claim(
-            f"The {label} of the {doc.title} {verb} {join_and(values)}",
+            f"{owner} {label} {verb} {join_and(values)}"
+            if owner
+            else f"The {label} of the {doc.title} {verb} {join_and(values)}",
             _cites_for(work.task, doc),
-            markdown=f"The {label} of the **{doc.title}** {verb} {join_and(values)}",
+            markdown=f"{owner} {label} {verb} {join_and(values)}"
+            if owner
+            else f"The {label} of the **{doc.title}** {verb} {join_and(values)}",
             doc=doc.id,
         )
         return
-    _fact_sentence(answer, work, doc, replace(fact, value=unit.value), lead=lead)
+    _fact_sentence(answer, work, doc, replace(fact, value=unit.value), lead=lead, pronoun=pronoun)
 
 
 def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact]:
@@ -150,7 +155,7 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
     """The question with the product's name taken out, so similarity measures the attribute asked about."""
     text = intent.text
     for word in sorted(set(re.findall(r"[\w'-]+", doc.title)), key=len, reverse=True):
-        if len(word) > 2:
+        if len(word) > 2 or word.isdigit():  # "Wasdale 4": the model number is the name, not a quantity asked
             text = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", text, flags=re.IGNORECASE)
     text = re.sub(r"\s+", " ", text).strip()
     return text or intent.text

@@ -144,7 +144,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
         work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
         return answer
-    names = _query_names(intent.text)
+    names = _query_names(intent.text) - content_stems(task.shop_name)  # "a Fjord & Fell gift card" names the shop
     if names and not best.plain_overlap and best.semantic < 0.6 and intent.stems - names - _OFFER_STEMS:
         # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
         # take Bancontact?" asks about nothing but the name, so a sentence naming it answers

@@ -14,6 +14,7 @@ from ask_engine.answering.facts import (
     _chosen_units,
     _concept_facts,
     _fact_sentence,
+    _is_boolean,
     _match_facts,
     _predicate,
     _ranked_units,
@@ -22,14 +23,20 @@ from ask_engine.answering.facts import (
     _subject,
 )
 from ask_engine.answering.passages import _select
-from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _attribute_stems, _process_words
+from ask_engine.answering.query import (
+    _GENERIC_QUERY_STEMS,
+    _attribute_stems,
+    _process_words,
+    _query_names,
+    _title_stems,
+)
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
-from ask_engine.answering.units import usable_value
+from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import content_stems
+from ask_engine.language import content_stems, mentions_concept
 from ask_engine.phrases import phrase
-from ask_engine.types import Document
+from ask_engine.types import Document, Fact
 
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
 GUIDE_HEADING_SEMANTIC = 0.30
@@ -91,11 +98,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         return None
     if answer.not_recorded and commerce:
         # "what size is the bottle?" names no option the product has, but its description may state it
-        chosen = _chosen_units(_ranked_units(work, doc))
+        chosen = _naming_units(_chosen_units(_ranked_units(work, doc)), work, doc)
         if chosen:
             answer = _Answer()
             for n, unit in enumerate(chosen):
-                _state_unit(answer, work, doc, unit, lead=n == 0)
+                _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
     if answer.not_recorded and has_policy_evidence:
         # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?").
         policy = _select(work, targets, policy_only=True)
@@ -156,24 +163,22 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         if not chosen:
             return _overview(work, doc)
         for n, unit in enumerate(chosen):
-            _state_unit(answer, work, doc, unit, lead=n == 0)
-        return answer
-    facts = _concept_facts(work, doc) or _match_facts(work, doc, asked)
-    if facts:
-        first = True
-        for fact in facts[:2]:
-            _fact_sentence(answer, work, doc, fact, lead=first)
-            first = False
+            _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
         return answer
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
-    chosen = _chosen_units(ranked)
+    chosen = _naming_units(_chosen_units(ranked), work, doc)
+    facts = _lexicon_facts(
+        _concept_facts(work, doc) or _match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no
+    )
+    if facts:
+        for n, fact in enumerate(facts):
+            _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
+        return answer
     if chosen:
-        first = True
-        for unit in chosen:
-            _state_unit(answer, work, doc, unit, lead=first)
-            first = False
+        for n, unit in enumerate(chosen):
+            _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
@@ -187,6 +192,41 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
+    """An attribute the lexicon knows ("is it vegan?") is stated by a description sentence that names it, or that
+    names the thing the question names ("does it fit the Tidewater Jug?"), not by one that only reads close to the
+    question ("High-protection sun cream for long days" does not answer "is your sun cream vegan?")."""
+    concepts = work.intent.concepts
+    if not concepts:
+        return chosen
+    kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
+    # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
+    wanted = tuple(c for c in concepts if not mentions_concept(kind, c)) or concepts
+    names = _query_names(work.intent.text) - _title_stems(doc)
+
+    def states(text: str) -> bool:
+        return any(mentions_concept(text, c) for c in wanted) or bool(names & content_stems(text))
+
+    return [u for u in chosen if u.kind != "description" or states(u.text)]
+
+
+def _lexicon_facts(
+    facts: list[Fact], ranked: list[tuple[float, Unit]], chosen: list[Unit], *, yes_no: bool
+) -> list[Fact]:
+    """The facts the attribute lexicon or the label words tie to the question, best by the ranker first, unless the
+    ranker puts another unit above its bar and above all of them ("how big is the screen?": "Display: 5.5 inches",
+    not the item's dimensions): a template never overrides a better-scoring unit."""
+    if not facts:
+        return []
+    score = {unit.key: p for p, unit in ranked if unit.kind != "description"}
+    keys = {f.key for f in facts}
+    best_fact = max((score.get(f.key, 0.0) for f in facts), default=0.0)
+    if chosen and chosen[0].key not in keys and ranked and ranked[0][0] > best_fact:
+        return []
+    # a yes/no question is answered "Yes, ..." / "No, ..." first when a yes/no fact is among them
+    return sorted(facts, key=lambda f: (not (yes_no and _is_boolean(f) is not None), -score.get(f.key, 0.0)))[:2]
 
 
 def _overview(work: _Work, doc: Document) -> _Answer:
