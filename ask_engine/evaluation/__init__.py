@@ -12,6 +12,7 @@ server; it is never needed by the tests.
 - `claim_score`: the claims of each answer sentence (list items, numbers, names, negations), checked one by one
 - `metrics`: scoring a turn against its expectations, metrics over turns, the run summary
 - `judge`: the optional LLM judge
+- `perturb`, `labelled`: the guard's precision and recall on perturbed and on hand-labelled model sentences
 - `report`: report.json, report.html and the printed summary
 """
 
