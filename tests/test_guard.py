@@ -23,6 +23,7 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.guard.faithfulness import FaithfulnessScorer, attributable
+from ask_engine.guard.words import asked_about
 from ask_engine.models import Message
 from ask_engine.types import Disclosure, Document, Draft, Evidence, Fact, Passage, Resolution, Sentence, Task
 
@@ -483,6 +484,36 @@ def test_a_sentence_naming_no_product_in_particular_may_use_any_product(scorer: 
     # "men's" is in several titles: the product matching the most of the sentence's title words is the one named
     three = ["Fell Shoe - Men's", "Fell Shoe - Women's", "Skye Jacket - Men's", ""]
     assert attributable("No, the men's Fell shoes are not waterproof.", three) == [0, 3]
+
+
+def test_a_sentence_naming_no_product_is_about_the_product_the_question_names(scorer: FaithfulnessScorer) -> None:
+    """A model answering "what fill power is the Tarn down?" with a line copied from another product's passage."""
+    evidence = (
+        _product_evidence(1, "Tarn Down Jacket", "Tarn Down Jacket.\nFill power: 750.\nMaterial: 20D nylon ripstop."),
+        _product_evidence(2, "Scafell Down Sleeping Bag", "Scafell Down Sleeping Bag.\nFill power: 700."),
+        _product_evidence(3, "Care guide", "Wash down at 30 degrees with a down-specific wash.", kind="page"),
+    )
+    task = Task(query="What fill power is the Tarn down?", evidence=evidence, documents={}, resolution=Resolution())
+    draft = Draft(
+        sentences=(
+            Sentence("Fill power: 700.", cites=(2,)),
+            Sentence("Fill power: 750.", cites=(1,)),
+            Sentence("Wash it at 30 degrees with a down-specific wash.", cites=(3,)),
+            Sentence("The Scafell sleeping bag has a fill power of 700.", cites=(2,)),
+        ),
+        generator="openai",
+    )
+    kept, removed = ground(draft, task, scorer)
+    assert [s.text for s in removed] == ["Fill power: 700."]
+    assert [s.text for s in kept.sentences] == [
+        "Fill power: 750.",
+        "Wash it at 30 degrees with a down-specific wash.",
+        "The Scafell sleeping bag has a fill power of 700.",  # it names its own product
+    ]
+    subjects = ["Tarn Down Jacket", "Scafell Down Sleeping Bag", ""]
+    assert asked_about("What fill power is the Tarn down?", subjects) == [0, 2]
+    assert asked_about("Which is warmer, the Tarn jacket or the Scafell bag?", subjects) == [0, 1, 2]
+    assert asked_about("How do I wash down?", subjects) == [0, 1, 2]  # no product named more than another
 
 
 def test_a_draft_left_with_only_meta_sentences_no_longer_answers() -> None:

@@ -9,8 +9,10 @@ server; it is never needed by the tests.
 - `cases`: the case format, parsed and checked
 - `run`: cases through the Engine per retrieval mode; `cli_eval` (`ask-engine eval`)
 - `results`: `TurnResult` (one answered turn and its scores), `EvalRun` (one pass)
+- `claim_score`: the claims of each answer sentence (list items, numbers, names, negations), checked one by one
 - `metrics`: scoring a turn against its expectations, metrics over turns, the run summary
 - `judge`: the optional LLM judge
+- `perturb`, `labelled`: the guard's precision and recall on perturbed and on hand-labelled model sentences
 - `report`: report.json, report.html and the printed summary
 """
 
@@ -32,7 +34,10 @@ from ask_engine.evaluation.judge import judge_run
 from ask_engine.evaluation.metrics import (
     RECALL_AT,
     abstained,
+    answer_sources,
+    claim_figures,
     faithfulness_value,
+    fallback_reasons,
     metrics,
     percentile,
     score_turn,
@@ -57,8 +62,11 @@ __all__ = [
     "Pattern",
     "TurnResult",
     "abstained",
+    "answer_sources",
+    "claim_figures",
     "cli_eval",
     "faithfulness_value",
+    "fallback_reasons",
     "judge_run",
     "load_cases",
     "metrics",

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ask_engine.evaluation.cases import Expect, LinkExpect
+from ask_engine.evaluation.claim_score import answer_claims, claims_json
 from ask_engine.evaluation.results import EvalRun, TurnResult
 from ask_engine.faithfulness import FaithfulnessResult, FaithfulnessScorer
 
@@ -57,11 +58,17 @@ def score_turn(
     ]
     result.abstained = abstained(faith)
     result.faithfulness = faithfulness_value(faith, expect.answerable)
+    claims = answer_claims(faith, evidence_texts, subjects, scorer)
+    result.claims = len(claims)
+    result.unsupported_claims = claims_json([c for c in claims if not c.supported])
     if raw_answer is not None:
         result.raw_answer = raw_answer
-        result.faithfulness_raw = faithfulness_value(
-            scorer.score(raw_answer, evidence_texts, subjects), expect.answerable
-        )
+        raw_faith = scorer.score(raw_answer, evidence_texts, subjects)
+        result.faithfulness_raw = faithfulness_value(raw_faith, expect.answerable)
+        refuted = result.fallback == "not_recorded_refuted"
+        raw_claims = answer_claims(raw_faith, evidence_texts, subjects, scorer, not_recorded_refuted=refuted)
+        result.raw_claims = len(raw_claims)
+        result.raw_unsupported_claims = claims_json([c for c in raw_claims if not c.supported])
 
     text = f"{result.answer}\n{result.markdown}"
     result.facts_expected = len(expect.facts)
@@ -128,6 +135,54 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo), 2)
 
 
+def claim_figures(turns: Sequence[TurnResult]) -> dict[str, Any]:
+    """Unsupported claims (ask_engine.evaluation.claim_score) per answer and as a share of all claims: "raw" over
+    the generator's drafts before the guard (turns with a draft), "sent" over the answers sent (turns with one)."""
+
+    def block(answers: int, claims: int, unsupported: int) -> dict[str, Any]:
+        return {
+            "answers": answers,
+            "claims": claims,
+            "unsupported": unsupported,
+            "unsupported_per_answer": _ratio(unsupported, answers),
+            "unsupported_share": _ratio(unsupported, claims),
+        }
+
+    drafted = [t for t in turns if t.raw_claims is not None]
+    sent = [t for t in turns if t.answer]
+    out: dict[str, Any] = {
+        "sent": block(len(sent), sum(t.claims for t in sent), sum(len(t.unsupported_claims) for t in sent))
+    }
+    if drafted:
+        out["raw"] = block(
+            len(drafted),
+            sum(t.raw_claims or 0 for t in drafted),
+            sum(len(t.raw_unsupported_claims) for t in drafted),
+        )
+    return out
+
+
+def answer_sources(turns: Sequence[TurnResult]) -> dict[str, int]:
+    """Where each turn's answer came from: the configured generator ("generator"), the extractive answer it fell
+    back to ("fallback"), or no draft at all ("none": the request asked nothing answerable, or nothing could answer)."""
+    out = {"generator": 0, "fallback": 0, "none": 0}
+    for t in turns:
+        if t.draft_kind is None:
+            out["none"] += 1
+        else:
+            out["fallback" if t.fallback else "generator"] += 1
+    return out
+
+
+def fallback_reasons(turns: Sequence[TurnResult]) -> dict[str, int]:
+    """How many turns recorded each `Trace.fallback` reason, most frequent first (ties by name)."""
+    counts: dict[str, int] = defaultdict(int)
+    for t in turns:
+        if t.fallback:
+            counts[t.fallback] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def metrics(turns: Sequence[TurnResult]) -> dict[str, Any]:
     """Every metric over a set of turns (see eval/README.md for the definitions)."""
     n = len(turns)
@@ -141,6 +196,15 @@ def metrics(turns: Sequence[TurnResult]) -> dict[str, Any]:
     out["faithfulness_raw"] = round(statistics.fmean(raw), 4) if raw else None
     claim_sentences = [s for t in turns for s in t.sentences if s["kind"] == "claim"]
     out["supported_sentences"] = _ratio(sum(s["supported"] for s in claim_sentences), len(claim_sentences))
+    claims = claim_figures(turns)
+    out["unsupported_claims_per_answer"] = claims["sent"]["unsupported_per_answer"]
+    out["unsupported_claim_share"] = claims["sent"]["unsupported_share"]
+    raw_claims = claims.get("raw") or {}
+    out["unsupported_claims_per_answer_raw"] = raw_claims.get("unsupported_per_answer")
+    out["unsupported_claim_share_raw"] = raw_claims.get("unsupported_share")
+    out["claims"] = claims
+    out["answered_by"] = answer_sources(turns)
+    out["fallbacks"] = fallback_reasons(turns)
 
     should_abstain = [t for t in turns if not t.answerable]
     did_abstain = [t for t in turns if t.abstained]

@@ -16,6 +16,10 @@ from ask_engine.evaluation.results import EvalRun, TurnResult
 _HEADLINE = (
     ("faithfulness", "Faithfulness"),
     ("faithfulness_raw", "Faithfulness (raw draft)"),
+    ("unsupported_claims_per_answer", "Unsupported claims per answer"),
+    ("unsupported_claims_per_answer_raw", "Unsupported claims per answer (raw draft)"),
+    ("unsupported_claim_share", "Unsupported share of claims"),
+    ("unsupported_claim_share_raw", "Unsupported share of claims (raw draft)"),
     ("abstention_precision", "Abstention precision"),
     ("abstention_recall", "Abstention recall"),
     ("abstention_f1", "Abstention F1"),
@@ -95,6 +99,8 @@ def write_report(
         histogram=_histogram([t.latency_ms for t in main.turns if t.latency_ms]),
         failing=failing,
         categories=summary["by_category"],
+        claim_lines=claim_lines(summary["overall"], summary.get("generator", "extractive")),
+        unsupported_sent=[(t.case_id, c) for t in main.turns for c in t.unsupported_claims],
     )
     (out / "report.html").write_text(html, "utf-8")
 
@@ -175,3 +181,37 @@ def print_summary(summary: dict[str, Any], baselines: dict[str, dict[str, Any]],
         console.print(base)
     if overall.get("faithfulness_raw") is not None:
         write(f"faithfulness: raw draft {overall['faithfulness_raw']:.3f} → sent answer {overall['faithfulness']:.3f}")
+    for line in claim_lines(overall, summary.get("generator", "extractive")):
+        write(line)
+
+
+def _claims_text(block: dict[str, Any]) -> str:
+    per_answer, share = block["unsupported_per_answer"], block["unsupported_share"]
+    return (
+        f"{'-' if per_answer is None else f'{per_answer:.2f}'} per answer, "
+        f"{'-' if share is None else f'{share:.1%}'} of claims "
+        f"({block['unsupported']} of {block['claims']} claims in {block['answers']} answers)"
+    )
+
+
+def claim_lines(overall: dict[str, Any], generator: str) -> list[str]:
+    """The unsupported-claim, answer-source and fallback lines of the printed summary."""
+    claims = overall.get("claims")
+    if not claims:
+        return []
+    lines = []
+    if "raw" in claims:
+        lines.append(f"unsupported claims: raw draft {_claims_text(claims['raw'])}")
+        lines.append(f"                    sent answer {_claims_text(claims['sent'])}")
+    else:
+        lines.append(f"unsupported claims: sent answer {_claims_text(claims['sent'])}")
+    by = overall.get("answered_by") or {}
+    if generator != "extractive":
+        lines.append(
+            f"answers: {by.get('generator', 0)} from the model ({generator}), {by.get('fallback', 0)} extractive "
+            f"fallbacks, {by.get('none', 0)} without a draft"
+        )
+    reasons = overall.get("fallbacks") or {}
+    if reasons:
+        lines.append("fallbacks: " + ", ".join(f"{reason} {n}" for reason, n in reasons.items()))
+    return lines

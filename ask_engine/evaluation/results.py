@@ -37,6 +37,11 @@ class TurnResult:
     faithfulness_raw: float | None = None  # the generator's draft before the guards (LLM generators only)
     raw_answer: str | None = None
     sentences: list[dict[str, Any]] = field(default_factory=list)
+    # claims (ask_engine.evaluation.claim_score): how many the sent answer makes, and the unsupported ones
+    claims: int = 0
+    unsupported_claims: list[dict[str, Any]] = field(default_factory=list)
+    raw_claims: int | None = None  # the same for the generator's draft before the guards (LLM generators only)
+    raw_unsupported_claims: list[dict[str, Any]] = field(default_factory=list)
     abstained: bool = False
     facts_expected: int = 0
     facts_found: list[str] = field(default_factory=list)

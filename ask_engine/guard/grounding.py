@@ -10,7 +10,7 @@ from typing import Protocol
 from ask_engine.guard.claims import check_claims, is_not_recorded
 from ask_engine.guard.figures import hard_tokens
 from ask_engine.guard.untrusted import is_injection
-from ask_engine.guard.words import attributable, passage_subject
+from ask_engine.guard.words import asked_about, attributable, names_no_product, passage_subject
 from ask_engine.phrases import phrase
 from ask_engine.types import Draft, Sentence, Task
 
@@ -51,6 +51,7 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
     numbers = list(by_number)
     everything = list(by_number.values())
     subjects = [passage_subject(ev.passage) for ev in task.evidence]
+    about = {numbers[i] for i in asked_about(task.query, subjects)}
     kept: list[Sentence] = []
     removed: list[Sentence] = []
     for sentence in draft.sentences:
@@ -63,6 +64,8 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
         else:
             # a sentence naming one product may not borrow another product's facts
             allowed = {numbers[i] for i in attributable(sentence.text, subjects)}
+            if names_no_product(sentence.text, subjects):
+                allowed &= about  # a sentence without its own product is about the one the question names
             claims = check_claims(sentence.text, [by_number[n] for n in numbers if n in allowed])
             if claims.verdict == "negative_unsupported":
                 # "the shop does not have X" where the evidence only never mentions X: say that plainly

@@ -100,6 +100,32 @@ def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
     return [i for i, subject in enumerate(subjects) if subject not in outranked]
 
 
+def names_no_product(sentence: str, subjects: Sequence[str]) -> bool:
+    """True when `sentence` shares no content word with any product title among `subjects`."""
+    words = content_words(sentence)
+    return not any(words & content_words(t) for t in subjects if t)
+
+
+def asked_about(query: str, subjects: Sequence[str]) -> list[int]:
+    """Indices of the passages a question is about: where it names some products' titles more than others' ("the
+    Helvellyn down" against "Helvellyn Down Jacket" and "Blencathra -5 Down Sleeping Bag"), the products it names
+    most, and the non-product passages. A question naming no product is about every passage.
+
+    An answer sentence that names no product of its own is about the product asked about: it may not state another
+    product's facts ("700 fill power" copied from a sleeping bag into an answer about a jacket).
+    """
+    everything = list(range(len(subjects)))
+    titles = {t for t in subjects if t}
+    if len(titles) < 2:
+        return everything
+    words = content_words(query)
+    matched = {t: len(words & content_words(t)) for t in titles}
+    best = max(matched.values())
+    if not best:
+        return everything
+    return [i for i, subject in enumerate(subjects) if not subject or matched[subject] == best]
+
+
 def _attributable(sentence: str, evidence: Sequence[str], subjects: Sequence[str] | None) -> list[str]:
     if not subjects or len(subjects) != len(evidence):
         return list(evidence)
