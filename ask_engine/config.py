@@ -33,6 +33,12 @@ class Settings(BaseModel):
     )
     embedding_batch_size: int = 64
     embedding_device: str = "cpu"
+    embedding_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="intra-op threads of one embedding call, per process; default: torch's own choice. "
+        "Several server workers: keep workers × threads ≤ cores",
+    )
     retrieval_k: int = Field(default=6, description="evidence passages handed to the generator")
     candidate_k: int = Field(default=30, description="candidates taken from each retriever before fusion")
     rrf_k: int = 60

