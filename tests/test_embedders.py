@@ -169,6 +169,9 @@ def test_onnx_fp32_gives_pytorchs_vectors_and_pytorchs_name(
     # Same vectors, same fingerprint: an index built by either backend is served by the other.
     assert onnx.name == embedder.name
     assert onnx.dimension == embedder.dimension == 384
+    from ask_engine.testing import check_embedder
+
+    check_embedder(onnx)  # the contract every embedder keeps
 
 
 @needs_onnx
