@@ -50,9 +50,7 @@ def _print_response(data: dict[str, Any], write: Callable[[str], Any]) -> None:
 
 def _cmd_ask(args: argparse.Namespace) -> int:
     """`ask-engine ask --index DIR "question" [--id ID ...] [--context JSON] [--json] [--config F]`."""
-    from ask_engine.config import Settings
-    from ask_engine.engine import Engine
-    from ask_engine.errors import InvalidInput
+    from ask_engine.indexes import live_version
 
     context: Any = None
     if getattr(args, "context", None):
@@ -72,6 +70,11 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         request["ids"] = list(args.ids)
     if context is not None:
         request["context"] = context
+    live_version(args.index)  # a missing index fails here, before the engine (and torch) is imported
+    from ask_engine.config import Settings
+    from ask_engine.engine import Engine
+    from ask_engine.errors import InvalidInput
+
     settings = Settings.load(getattr(args, "config", None))
     engine = Engine.open(args.index, settings)
     try:

@@ -33,6 +33,22 @@ class Settings(BaseModel):
     )
     embedding_batch_size: int = 64
     embedding_device: str = "cpu"
+    embedding_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="intra-op threads of one embedding call, per process; default: torch's own choice for "
+        "sentence-transformers, half the cores (1 to 4) for onnx. Several server workers: keep workers × threads ≤ cores",
+    )
+    onnx_int8: bool = Field(
+        default=False,
+        description="onnx embedder: run a dynamically quantised int8 export (faster, different vectors: the index "
+        "must be built with it too)",
+    )
+    onnx_cache_dir: str | None = Field(
+        default=None,
+        description="where the onnx embedder keeps its exports, one folder per model and precision; "
+        "default: $XDG_CACHE_HOME/ask_engine/onnx or ~/.cache/ask_engine/onnx",
+    )
     retrieval_k: int = Field(default=6, description="evidence passages handed to the generator")
     candidate_k: int = Field(default=30, description="candidates taken from each retriever before fusion")
     rrf_k: int = 60
@@ -147,6 +163,12 @@ class Settings(BaseModel):
             return cls(**data)
         except ValidationError as exc:
             raise ConfigError(str(exc)) from None
+
+
+def default_onnx_cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/ask_engine/onnx`, else `~/.cache/ask_engine/onnx`: one export per machine and user."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ask_engine" / "onnx"
 
 
 # The longest JSON spelling of one character: an astral character as two \uXXXX escapes (a surrogate pair).

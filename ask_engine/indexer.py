@@ -69,7 +69,7 @@ class BuildReport:
     reembedded_all: str | None = None  # why every passage was embedded (first build, --full, model changed...)
     up_to_date: bool = False  # nothing changed: no new version was written
     warnings: tuple[str, ...] = ()
-    model_seconds: float = 0.0  # loading the embedding model (0 when the caller passed a loaded embedder)
+    model_seconds: float = 0.0  # creating and loading the embedding model (about 0 when it was not needed)
     embed_seconds: float = 0.0  # embedding the passages that needed it
 
 
@@ -326,10 +326,11 @@ def build_index(
     _check_out_folder(out)
     model_seconds = 0.0
     if embedder is None:
-        from ask_engine.embedders import SentenceTransformerEmbedder
+        from ask_engine import registry
 
+        # Built-in embedders load their model on first use: a no-op rebuild never loads it (see _build_locked).
         loading = time.perf_counter()
-        embedder = SentenceTransformerEmbedder(settings=settings)
+        embedder = registry.create("embedder", settings.embedder, settings)
         model_seconds = time.perf_counter() - loading
     show_progress = sys.stderr.isatty() if progress is None else progress
     batch_size = int(getattr(embedder, "batch_size", 0) or settings.embedding_batch_size)
@@ -455,6 +456,11 @@ def _build_locked(
         else:
             todo.extend(range(row, row + len(made)))
         row += len(made)
+    load = getattr(embedder, "load", None)
+    if todo and callable(load):  # a lazy embedder: count its loading apart from the embedding
+        loading = time.perf_counter()
+        load()
+        model_seconds += time.perf_counter() - loading
     embedding = time.perf_counter()
     if todo:
         embeddings[todo] = _embed(embedder, [passages[i].text for i in todo], batch_size, progress)
@@ -567,7 +573,7 @@ def format_report(report: BuildReport, out: str | Path) -> str:
             + (f" ({report.reembedded_all})" if report.reembedded_all else "")
         )
     timing = f"{report.seconds:.1f} s in all"
-    if report.model_seconds:
+    if report.model_seconds >= 0.05:  # a lazy embedder that never loaded costs a few ms: not worth a line
         timing = f"loading the embedding model took {report.model_seconds:.1f} s; " + timing
     lines.append(timing)
     lines.extend(f"warning: {w}" for w in report.warnings)

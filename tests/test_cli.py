@@ -154,3 +154,56 @@ def test_an_index_option_naming_a_shop_folder_says_how_to_index_it(
     assert f"{SAMPLE_SHOP} is a shop folder (it has shop.toml), not an index" in err
     assert f"`ask-engine index {SAMPLE_SHOP} --out indexes/fjord-fell`" in err
     assert "--out " + str(SAMPLE_SHOP) not in err  # never suggests writing the index inside the shop
+
+
+# Modules that mean "the model's runtime was loaded": none of them may be imported before an input error.
+_HEAVY = ("torch", "onnxruntime", "sentence_transformers", "transformers", "optimum")
+_RUN_AND_LIST_HEAVY = """
+import json, sys
+from ask_engine.cli import main
+code = main(sys.argv[1:])
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+print(json.dumps({"code": code, "heavy": heavy}))
+"""
+
+
+def _cli_in_fresh_process(*argv: str) -> tuple[dict[str, object], str]:
+    """Run `ask-engine ARGV` in a new interpreter; its exit code and which heavy runtimes it imported."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    script = f"HEAVY = {_HEAVY!r}\n{_RUN_AND_LIST_HEAVY}"
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def test_ask_with_a_missing_index_fails_before_torch_or_onnxruntime_is_imported(tmp_path: Path) -> None:
+    result, err = _cli_in_fresh_process("ask", "--index", str(tmp_path / "missing"), "x")
+    assert result == {"code": 2, "heavy": []}
+    assert "no index at" in err
+
+
+def test_ask_with_a_damaged_index_fails_before_the_model_loads(tmp_path: Path) -> None:
+    index = tmp_path / "damaged"
+    (index / "versions" / "v1").mkdir(parents=True)  # CURRENT names a version that holds nothing
+    (index / "CURRENT").write_text("v1\n")
+    result, err = _cli_in_fresh_process("ask", "--index", str(index), "x")
+    assert result == {"code": 2, "heavy": []}
+    assert "incomplete" in err
+
+
+def test_a_no_op_reindex_does_not_load_the_model(sample_index: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import SAMPLE_SHOP
+
+    index = tmp_path / "copy"
+    shutil.copytree(sample_index, index)
+    result, _ = _cli_in_fresh_process("index", str(SAMPLE_SHOP), "--out", str(index), "--quiet")
+    assert result == {"code": 0, "heavy": []}

@@ -118,3 +118,103 @@ def test_a_folder_without_a_model_raises_backend_error(tmp_path: Path) -> None:
     (tmp_path / "empty-model").mkdir()
     with pytest.raises(BackendError, match="cannot load embedding model"):
         SentenceTransformerEmbedder(str(tmp_path / "empty-model"))
+
+
+# --------------------------------------------------------------------------------------------- ONNX backend
+
+
+def _onnx_backend_missing() -> str | None:
+    """Why sentence-transformers' ONNX backend cannot run here (None: it can)."""
+    from ask_engine.embedders import _check_onnx_backend
+
+    try:
+        _check_onnx_backend()
+    except BackendError as exc:
+        return str(exc)
+    return None
+
+
+_NO_ONNX = _onnx_backend_missing()
+needs_onnx = pytest.mark.skipif(
+    _NO_ONNX is not None, reason=f"ONNX backend not installed (make setup-onnx installs it): {_NO_ONNX}"
+)
+_TEXTS = [
+    "Is the Tarn Wellington Boot waterproof?",
+    "Do you ship to Norway?",
+    "You can return unworn footwear within 30 days of delivery for a full refund.",
+    "¿Hacéis envíos a España?",
+    "Merino wool base layer, 200 g/m², machine washable at 30 °C. " * 12,  # long: padding and truncation
+    "x",
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
+@needs_onnx
+def test_onnx_fp32_gives_pytorchs_vectors_and_pytorchs_name(
+    embedder: SentenceTransformerEmbedder, onnx_cache: Path
+) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+
+    onnx = OnnxEmbedder(cache_dir=onnx_cache)
+    assert isinstance(onnx, Embedder)
+    assert not onnx.loaded  # exporting waits for the first embedding
+    got, want = onnx.embed_documents(_TEXTS), embedder.embed_documents(_TEXTS)
+    cosines = (got * want).sum(axis=1)
+    assert cosines.min() >= 1 - 1e-5, cosines
+    np.testing.assert_allclose(onnx.embed_query(_TEXTS[1]), embedder.embed_query(_TEXTS[1]), atol=1e-5)
+    # Same vectors, same fingerprint: an index built by either backend is served by the other.
+    assert onnx.name == embedder.name
+    assert onnx.dimension == embedder.dimension == 384
+    from ask_engine.testing import check_embedder
+
+    check_embedder(onnx)  # the contract every embedder keeps
+
+
+@needs_onnx
+def test_onnx_export_is_cached_once_per_model_and_leaves_no_temporary_folder(onnx_cache: Path) -> None:
+    from ask_engine.embedders import ONNX_FILE, OnnxEmbedder, default_model_path, onnx_model_folder
+
+    OnnxEmbedder(cache_dir=onnx_cache).load()
+    folder, file_name = onnx_model_folder(default_model_path(), onnx_cache)
+    assert file_name == ONNX_FILE
+    exported = folder / ONNX_FILE
+    stamp = exported.stat().st_mtime_ns
+    again, _ = onnx_model_folder(default_model_path(), onnx_cache)  # found, not exported again
+    assert again == folder and exported.stat().st_mtime_ns == stamp
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+@needs_onnx
+def test_onnx_int8_has_its_own_name_and_vectors_close_to_fp32(
+    embedder: SentenceTransformerEmbedder, onnx_cache: Path
+) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+
+    int8 = OnnxEmbedder(settings=Settings(embedder="onnx", onnx_int8=True, onnx_cache_dir=str(onnx_cache)))
+    assert int8.name != embedder.name and "int8" in int8.name  # other vectors: an fp32 index refuses it
+    cosines = (int8.embed_documents(_TEXTS) * embedder.embed_documents(_TEXTS)).sum(axis=1)
+    assert 0.9 < cosines.min() < 1 - 1e-4, cosines  # close, but not the same vectors
+
+
+@pytest.mark.skipif(_NO_ONNX is None, reason="the ONNX backend is installed here")
+def test_onnx_embedder_without_its_backend_says_what_to_install(tmp_path: Path) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+
+    onnx = OnnxEmbedder(cache_dir=tmp_path)  # created cheaply: the error comes when the model is needed
+    with pytest.raises(BackendError, match=r"ask-engine\[onnx\]"):
+        onnx.embed_query("x")
+    assert not list(tmp_path.iterdir())  # nothing half-exported
+
+
+def test_the_onnx_embedder_is_a_registered_builtin_chosen_by_settings(tmp_path: Path) -> None:
+    from ask_engine import registry
+    from ask_engine.embedders import OnnxEmbedder
+
+    settings = Settings(embedder="onnx", onnx_cache_dir=str(tmp_path), embedding_threads=2)
+    made = registry.create("embedder", settings.embedder, settings)
+    assert isinstance(made, OnnxEmbedder)
+    assert made.cache_dir == tmp_path and made.threads == 2 and made.int8 is None

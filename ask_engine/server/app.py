@@ -79,6 +79,11 @@ def open_shops(index_dirs: Sequence[str | Path], settings: Settings, *, embedder
                 store.close()
                 raise
             opened.append(OpenedShop(name, engine, store))
+        # Every index opened (its errors came first): now load each model once, before the first request.
+        for shop in opened:
+            load = getattr(shop.engine.embedder, "load", None)
+            if callable(load):
+                load()
     except BaseException:
         close_shops(opened)
         raise
