@@ -399,3 +399,8 @@ def test_a_second_fact_names_the_product_once(ask: Asker) -> None:
     assert text.startswith("Yes, the Harbour Shell Jacket is waterproof."), text
     assert "Its waterproof rating is 10,000 mm" in text, text
     assert text.count("Harbour Shell Jacket") == 1, text
+
+
+def test_a_labelled_line_after_a_list_is_not_one_of_its_items() -> None:
+    units = [u.text for u in description_units("Compatible with:\nShimano HG\nSRAM PC\nIncludes: one quick link.")]
+    assert units == ["Compatible with: Shimano HG; SRAM PC.", "Includes: one quick link."]

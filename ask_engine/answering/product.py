@@ -26,8 +26,8 @@ from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
     _attribute_stems,
+    _names_in,
     _process_words,
-    _query_names,
     _title_stems,
 )
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
@@ -204,7 +204,8 @@ def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
     kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
     # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
     wanted = tuple(c for c in concepts if not mentions_concept(kind, c)) or concepts
-    names = _query_names(work.intent.text) - _title_stems(doc)
+    # the names the question uses, acronyms included ("a SRAM XD driver")
+    names = content_stems(" ".join(_names_in(work.intent.text))) - _title_stems(doc)
 
     def states(text: str) -> bool:
         return any(mentions_concept(text, c) for c in wanted) or bool(names & content_stems(text))

@@ -26,6 +26,7 @@ IDENTITY_KEYS = frozenset({"vendor", "product_type", "category"})
 PLACEHOLDER_VALUES = frozenset({"default title", "default", "title"})
 _LIST_ITEM_CHARS = 90  # a line this short after a "…:" lead-in is one of its items
 _HEADING_WORDS = 4
+_LABELLED_LINE = re.compile(r"^[A-Z][^:]{0,30}:\s+\S")  # "Includes: …", "Length: 135 mm": a label and its value
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,12 @@ def description_units(body: str) -> list[Unit]:
         if line.rstrip().endswith(":"):
             items: list[str] = []
             j = i + 1
-            while j < len(lines) and len(lines[j]) <= _LIST_ITEM_CHARS and not lines[j].rstrip().endswith(":"):
+            while (
+                j < len(lines)
+                and len(lines[j]) <= _LIST_ITEM_CHARS
+                and not lines[j].rstrip().endswith(":")
+                and not _LABELLED_LINE.match(lines[j])  # "Includes: a quick link." starts a line of its own
+            ):
                 items.append(lines[j].rstrip(" ."))
                 j += 1
             if items and len(items) >= 1 and not (len(items) == 1 and len(lines[i + 1]) > _LIST_ITEM_CHARS):
