@@ -62,7 +62,8 @@ there's these they they'd they'll they're they've this those though through thus
 us very via was wasn't we we'd we'll we're we've were weren't what what's when where whether which
 while who whom whose why will with won't would wouldn't yes yet you you'd you'll you're you've your
 yours yourself yourselves hi hello hey thanks thank okay ok tell know like want wondering question
-also still actually good nice great fine
+also still actually good nice great fine something anything everything someone anyone everyone somebody anybody
+somewhere anywhere
 """
 )
 # Everyday synonyms shoppers and shops use for the same thing; every form folds to the group's first word.

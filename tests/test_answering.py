@@ -404,3 +404,8 @@ def test_a_second_fact_names_the_product_once(ask: Asker) -> None:
 def test_a_labelled_line_after_a_list_is_not_one_of_its_items() -> None:
     units = [u.text for u in description_units("Compatible with:\nShimano HG\nSRAM PC\nIncludes: one quick link.")]
     assert units == ["Compatible with: Shimano HG; SRAM PC.", "Includes: one quick link."]
+
+
+def test_an_indefinite_pronoun_is_not_what_a_question_asks_about(ask: Asker) -> None:
+    text = plain(ask("How do I return something?"))
+    assert "returns@tidewater.example" in text or "21 days" in text, text
