@@ -216,38 +216,6 @@ def _passages_for(shop: ShopInfo, documents: Sequence[Document]) -> dict[str, li
     return by_doc
 
 
-def _aliases_for(documents: Sequence[Document]) -> tuple[dict[str, tuple[str, str | None]], list[str]]:
-    """Alias key -> (doc id, variant GID), and warnings about ids that name several products.
-
-    A key shared by one product and other documents (a handle that is also a page slug) names the product: ids in
-    requests are mostly product ids. A key naming several products, or several non-product documents only (FAQ
-    entries sharing their page's URL), resolves to none; several products sharing a SKU or handle is a catalogue
-    mistake worth a warning.
-    """
-    from ask_engine.sources import alias_keys
-
-    claims: dict[str, list[tuple[Document, str | None]]] = {}
-    for doc in documents:
-        for key, variant in alias_keys(doc).items():
-            claims.setdefault(key, []).append((doc, variant))
-    aliases: dict[str, tuple[str, str | None]] = {}
-    warnings: list[str] = []
-    for key, owners in claims.items():
-        products = [(doc, variant) for doc, variant in owners if doc.kind == "product"]
-        chosen = products or owners
-        if len(chosen) == 1:
-            aliases[key] = (chosen[0][0].id, chosen[0][1])
-        elif products:
-            names = {doc.id for doc, _ in products}
-            warnings.append(f"id {key!r} names {len(names)} products ({_some(names)}); it resolves to none")
-    return aliases, sorted(warnings)
-
-
-def _some(names: set[str], shown: int = 3) -> str:
-    ordered = sorted(names)
-    return ", ".join(ordered[:shown]) + (", …" if len(ordered) > shown else "")
-
-
 def _fingerprint(
     model: str, shop: ShopInfo, passages: Sequence[Passage], hashes: dict[str, str], aliases: dict[str, Any]
 ) -> str:
@@ -314,7 +282,7 @@ def build_index(
     progress: bool | None = None,
 ) -> BuildReport:
     """Index the shop folder `shop_dir` into `out`, re-embedding only new and changed documents (all when `full`)."""
-    from ask_engine.sources import load_documents
+    from ask_engine.sources import load_documents, shop_aliases
 
     started = time.perf_counter()
     settings = settings or Settings.load()
@@ -322,7 +290,7 @@ def build_index(
     # Everything that can reject the input runs before anything is written.
     shop, documents = load_documents(shop_dir)
     by_doc = _passages_for(shop, documents)
-    aliases, warnings = _aliases_for(documents)
+    aliases, warnings = shop_aliases(documents)
     _check_out_folder(out)
     model_seconds = 0.0
     if embedder is None:
