@@ -324,6 +324,7 @@ class Engine:
                 language=index.shop.language,
                 shop_name=index.shop.name,
                 operation_requested=question.operation is not None,
+                unit_vectors=index.unit_vectors,
             )
             with timer.stage("generate"):
                 outcome.raw_draft, outcome.draft, outcome.removed, outcome.fallback = self._generate(task, timer)

@@ -45,6 +45,7 @@ from ask_engine.indexes import (
 )
 from ask_engine.protocols import Embedder
 from ask_engine.types import Document, Passage, ShopInfo
+from ask_engine.unit_vectors import UNIT_TEXTS, UNIT_VECTORS, UnitVectors, updated_unit_vectors
 
 LOCK = ".lock"
 _TMP_PREFIX = ".tmp-"
@@ -70,7 +71,9 @@ class BuildReport:
     up_to_date: bool = False  # nothing changed: no new version was written
     warnings: tuple[str, ...] = ()
     model_seconds: float = 0.0  # creating and loading the embedding model (about 0 when it was not needed)
-    embed_seconds: float = 0.0  # embedding the passages that needed it
+    embed_seconds: float = 0.0  # embedding the passages and answer texts that needed it
+    unit_texts: int = 0  # texts the extractive answerer compares with questions, stored with their vectors
+    embedded_units: int = 0  # of those, the ones embedded by this run (the others were reused by exact text)
 
 
 @dataclass
@@ -83,6 +86,7 @@ class _Live:
     rows: dict[str, int] | None = None  # passage id -> row in embeddings
     texts: dict[str, str] | None = None  # passage id -> the text that was embedded
     embeddings: npt.NDArray[np.float32] | None = None
+    units: UnitVectors | None = None  # the live version's answer-text vectors (None: none, or not reusable)
     reason: str | None = None
     damaged: str | None = None  # what of the live version fails its checksums: it is rewritten, never kept
 
@@ -182,6 +186,11 @@ def _read_live(out: Path, embedder: Embedder) -> _Live:
         live.embeddings = np.asarray(embeddings, dtype=np.float32)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         live.reason = f"the live version's vectors are unreadable ({type(exc).__name__}: {exc})"
+        return live
+    if not [p for p in problems if p.startswith((UNIT_VECTORS, UNIT_TEXTS))]:
+        # unreadable or missing (an older version): every answer text is embedded, nothing else changes
+        with contextlib.suppress(OSError, ValueError):
+            live.units = UnitVectors.load(folder, dimension=embedder.dimension)
     return live
 
 
@@ -216,57 +225,35 @@ def _passages_for(shop: ShopInfo, documents: Sequence[Document]) -> dict[str, li
     return by_doc
 
 
-def _aliases_for(documents: Sequence[Document]) -> tuple[dict[str, tuple[str, str | None]], list[str]]:
-    """Alias key -> (doc id, variant GID), and warnings about ids that name several products.
-
-    A key shared by one product and other documents (a handle that is also a page slug) names the product: ids in
-    requests are mostly product ids. A key naming several products, or several non-product documents only (FAQ
-    entries sharing their page's URL), resolves to none; several products sharing a SKU or handle is a catalogue
-    mistake worth a warning.
-    """
-    from ask_engine.sources import alias_keys
-
-    claims: dict[str, list[tuple[Document, str | None]]] = {}
-    for doc in documents:
-        for key, variant in alias_keys(doc).items():
-            claims.setdefault(key, []).append((doc, variant))
-    aliases: dict[str, tuple[str, str | None]] = {}
-    warnings: list[str] = []
-    for key, owners in claims.items():
-        products = [(doc, variant) for doc, variant in owners if doc.kind == "product"]
-        chosen = products or owners
-        if len(chosen) == 1:
-            aliases[key] = (chosen[0][0].id, chosen[0][1])
-        elif products:
-            names = {doc.id for doc, _ in products}
-            warnings.append(f"id {key!r} names {len(names)} products ({_some(names)}); it resolves to none")
-    return aliases, sorted(warnings)
-
-
-def _some(names: set[str], shown: int = 3) -> str:
-    ordered = sorted(names)
-    return ", ".join(ordered[:shown]) + (", …" if len(ordered) > shown else "")
-
-
 def _fingerprint(
-    model: str, shop: ShopInfo, passages: Sequence[Passage], hashes: dict[str, str], aliases: dict[str, Any]
+    model: str,
+    shop: ShopInfo,
+    passages: Sequence[Passage],
+    hashes: dict[str, str],
+    aliases: dict[str, Any],
+    unit_texts: Sequence[str],
 ) -> str:
+    # The answer texts count: a version that stores none (an older build), or other ones, is not up to date.
     digest = hashlib.sha256()
-    for part in (FORMAT_VERSION, model, asdict(shop), hashes, [p.to_dict() for p in passages], sorted(aliases.items())):
+    parts = (FORMAT_VERSION, model, asdict(shop), hashes, [p.to_dict() for p in passages], sorted(aliases.items()))
+    for part in (*parts, unit_texts):
         digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False, default=list).encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()
 
 
-def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int, progress: bool) -> npt.NDArray[np.float32]:
+def _embed(
+    embedder: Embedder, texts: Sequence[str], batch_size: int, progress: bool, *, units: bool = False
+) -> npt.NDArray[np.float32]:
+    """Vectors of `texts`. Passage rows are normalised for cosine search; answer texts (`units`) are kept exactly as
+    the embedder returned them, as the answerer would have them when it embeds them at question time."""
     matrix = np.zeros((len(texts), embedder.dimension), dtype=np.float32)
     if not texts:
         return matrix
     from tqdm import tqdm
 
-    with tqdm(
-        total=len(texts), desc="Embedding passages", unit="passage", disable=not progress, file=sys.stderr, leave=False
-    ) as bar:
+    desc, unit = ("Embedding answer texts", "text") if units else ("Embedding passages", "passage")
+    with tqdm(total=len(texts), desc=desc, unit=unit, disable=not progress, file=sys.stderr, leave=False) as bar:
         # Batches of similar lengths waste less compute on padding; rows go back to their own places.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(texts), batch_size):
@@ -280,7 +267,7 @@ def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int, progress: 
                 )
             # Cosine search needs unit rows; a third-party embedder may not normalise.
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            matrix[rows] = vectors / np.where(norms > 0, norms, 1.0)
+            matrix[rows] = vectors if units else vectors / np.where(norms > 0, norms, 1.0)
             bar.update(len(batch))
     return matrix
 
@@ -314,7 +301,7 @@ def build_index(
     progress: bool | None = None,
 ) -> BuildReport:
     """Index the shop folder `shop_dir` into `out`, re-embedding only new and changed documents (all when `full`)."""
-    from ask_engine.sources import load_documents
+    from ask_engine.sources import load_documents, shop_aliases
 
     started = time.perf_counter()
     settings = settings or Settings.load()
@@ -322,7 +309,7 @@ def build_index(
     # Everything that can reject the input runs before anything is written.
     shop, documents = load_documents(shop_dir)
     by_doc = _passages_for(shop, documents)
-    aliases, warnings = _aliases_for(documents)
+    aliases, warnings = shop_aliases(documents)
     _check_out_folder(out)
     model_seconds = 0.0
     if embedder is None:
@@ -395,7 +382,10 @@ def _build_locked(
     hashes = {doc.id: doc.content_hash() for doc in documents}
     kinds = Counter(doc.kind for doc in documents)
     by_kind = tuple(sorted(kinds.items()))
-    fingerprint = _fingerprint(embedder.name, shop, passages, hashes, aliases)
+    from ask_engine.answering.embedded import answer_texts
+
+    unit_texts = answer_texts(documents, passages)
+    fingerprint = _fingerprint(embedder.name, shop, passages, hashes, aliases, unit_texts)
 
     added = changed = unchanged = 0
     for doc in documents:
@@ -414,6 +404,7 @@ def _build_locked(
         and not live.damaged
         and not full
         and live.manifest.get("fingerprint") == fingerprint
+        and (live.units is not None or not unit_texts)  # a version built before unit vectors gains them
     ):
         return BuildReport(
             version=live.name,
@@ -431,6 +422,7 @@ def _build_locked(
             up_to_date=True,
             warnings=tuple(warnings),
             model_seconds=model_seconds,
+            unit_texts=len(unit_texts),
         )
 
     # Rows of unchanged documents are copied when their passages are the very texts embedded last time.
@@ -456,14 +448,22 @@ def _build_locked(
         else:
             todo.extend(range(row, row + len(made)))
         row += len(made)
+    # Answer texts are reused by exact text from the live version, whichever document they came from.
+    old_units = live.units if reason is None else None
     load = getattr(embedder, "load", None)
-    if todo and callable(load):  # a lazy embedder: count its loading apart from the embedding
-        loading = time.perf_counter()
+    if (todo or any(t not in (old_units or ()) for t in unit_texts)) and callable(load):
+        loading = time.perf_counter()  # a lazy embedder: count its loading apart from the embedding
         load()
         model_seconds += time.perf_counter() - loading
     embedding = time.perf_counter()
     if todo:
         embeddings[todo] = _embed(embedder, [passages[i].text for i in todo], batch_size, progress)
+    units, embedded_units = updated_unit_vectors(
+        unit_texts,
+        old_units,
+        lambda texts: _embed(embedder, texts, batch_size, progress, units=True),
+        embedder.dimension,
+    )
     embed_seconds = time.perf_counter() - embedding
 
     created_at = _now()
@@ -480,6 +480,7 @@ def _build_locked(
             "documents_by_kind": dict(by_kind),
             "passages": len(passages),
             "aliases": len(aliases),
+            "unit_texts": len(unit_texts),
         },
         "changes": {
             "added": added,
@@ -487,6 +488,7 @@ def _build_locked(
             "removed": removed,
             "unchanged": unchanged,
             "embedded_passages": len(todo),
+            "embedded_units": len(embedded_units),
             "reembedded_all": reason,
             "repaired": live.damaged,
         },
@@ -513,6 +515,7 @@ def _build_locked(
             embeddings=embeddings,
             aliases=aliases,
             hnsw_threshold=settings.hnsw_threshold,
+            unit_vectors=units,
         )
         _fsync_tree(tmp)
         os.rename(tmp, final)
@@ -544,6 +547,8 @@ def _build_locked(
         warnings=tuple(notices),
         model_seconds=model_seconds,
         embed_seconds=embed_seconds,
+        unit_texts=len(unit_texts),
+        embedded_units=len(embedded_units),
     )
 
 
@@ -569,8 +574,8 @@ def format_report(report: BuildReport, out: str | Path) -> str:
     else:
         lines.append(
             f"added {report.added}, changed {report.changed}, removed {report.removed}, unchanged {report.unchanged}; "
-            f"embedded {_count(report.embedded_passages, 'passage')} in {report.embed_seconds:.1f} s"
-            + (f" ({report.reembedded_all})" if report.reembedded_all else "")
+            f"embedded {_count(report.embedded_passages, 'passage')} and {_count(report.embedded_units, 'answer text')} "
+            f"in {report.embed_seconds:.1f} s" + (f" ({report.reembedded_all})" if report.reembedded_all else "")
         )
     timing = f"{report.seconds:.1f} s in all"
     if report.model_seconds >= 0.05:  # a lazy embedder that never loaded costs a few ms: not worth a line

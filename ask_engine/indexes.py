@@ -15,15 +15,22 @@ Index folder layout::
     <out>/versions/<build-id>/embeddings.npy  float32 (passages, dimension): incremental builds reuse these rows
     <out>/versions/<build-id>/bm25/           bm25s index over passage title + text, plus tokenizer.json (stemmer)
     <out>/versions/<build-id>/aliases.json    alias key -> {"doc_id": ..., "variant_gid": ... | null}
+    <out>/versions/<build-id>/unit_vectors.npy + unit_texts.json
+                                              float32 vector of every text the extractive answerer compares with a
+                                              question, and the text of each row (`ask_engine.unit_vectors`); opened
+                                              memory-mapped. Optional: a version without them answers by embedding
+                                              those texts at question time
 
-Version folders are immutable once renamed into place; `ShopIndex.open` reads everything into memory, so an open
-index keeps answering after a rebuild swaps CURRENT and garbage-collects its folder. Opening verifies every checksum
+Version folders are immutable once renamed into place; `ShopIndex.open` reads everything into memory but the unit
+vectors, which it maps (an unlinked file stays readable while mapped), so an open index keeps answering after a
+rebuild swaps CURRENT and garbage-collects its folder. Opening verifies every checksum
 first: a truncated, zeroed, bit-flipped or missing file is an IndexUnusable, never a silently wrong answer.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import unicodedata
@@ -39,6 +46,9 @@ import numpy.typing as npt
 from ask_engine.errors import IndexUnusable
 from ask_engine.integrity import CHECKSUM, FILES, file_checksums, integrity_problems, manifest_checksum
 from ask_engine.types import Document, Hit, Passage, ShopInfo
+from ask_engine.unit_vectors import UNIT_TEXTS, UNIT_VECTORS, UnitVectors
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 2  # 2: the manifest records (and opening verifies) a checksum of every file
 CURRENT = "CURRENT"
@@ -351,6 +361,7 @@ def write_version(
     embeddings: Any,
     aliases: dict[str, tuple[str, str | None]],
     hnsw_threshold: int = 0,
+    unit_vectors: UnitVectors | None = None,
 ) -> None:
     """Write one complete version folder (the files of the layout above). The caller makes it live."""
     target = Path(folder)
@@ -369,6 +380,8 @@ def write_version(
     lexical.save(target)
     alias_rows = {key: {"doc_id": doc_id, "variant_gid": gid} for key, (doc_id, gid) in sorted(aliases.items())}
     (target / ALIASES).write_text(json.dumps(alias_rows, ensure_ascii=False, indent=0), "utf-8")
+    if unit_vectors is not None:
+        unit_vectors.save(target)
     full_manifest = {
         **{k: v for k, v in manifest.items() if k not in (FILES, CHECKSUM)},
         "format_version": FORMAT_VERSION,
@@ -441,6 +454,7 @@ class ShopIndex:
     aliases: dict[str, tuple[str, str | None]]
     vectors: FaissVectorIndex
     lexical: Bm25Index
+    unit_vectors: UnitVectors | None = None  # None: built before they were stored; answers embed at question time
     passage_by_id: dict[str, Passage] = field(init=False)
     _by_doc: dict[str, list[Passage]] = field(init=False, repr=False)
 
@@ -526,6 +540,7 @@ class ShopIndex:
             raw_aliases = json.loads((path / ALIASES).read_text("utf-8"))
             aliases = {key: (str(v["doc_id"]), v.get("variant_gid")) for key, v in raw_aliases.items()}
             shop = ShopInfo.from_dict(manifest["shop"])
+            unit_vectors = _unit_vectors(path, manifest)
         except IndexUnusable:
             raise
         except Exception as exc:  # any parse/shape failure means the folder is corrupt; say which one
@@ -549,4 +564,19 @@ class ShopIndex:
             aliases=aliases,
             vectors=vectors,
             lexical=lexical,
+            unit_vectors=unit_vectors,
         )
+
+
+def _unit_vectors(path: Path, manifest: dict[str, Any]) -> UnitVectors | None:
+    """The version's unit vectors when its manifest vouches for them (checksums verified by the caller)."""
+    recorded = manifest.get(FILES) or {}
+    if UNIT_VECTORS in recorded and UNIT_TEXTS in recorded:
+        return UnitVectors.load(path, dimension=int(manifest["dimension"]))
+    log.info(
+        "index version %s has no stored unit vectors (built by %s): answers embed their sentences at question time; "
+        "reindex (`ask-engine index`) to store them",
+        path.name,
+        manifest.get("builder", "an older ask-engine"),
+    )
+    return None

@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ask_engine.unit_vectors import UnitVectors
 
 DocKind = Literal["product", "policy", "page", "faq"]
 
@@ -272,6 +275,8 @@ class Task:
     language: str | None = None
     shop_name: str = ""
     operation_requested: bool = False  # the read-only guard found an operation in the query
+    # The index's stored vectors of the texts a generator compares with the question (None: embed them when asked).
+    unit_vectors: UnitVectors | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

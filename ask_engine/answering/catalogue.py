@@ -77,6 +77,11 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
     return answer
 
 
+def product_header(doc: Document) -> str:
+    """A product as a catalogue search compares it with the question: its title and type (embedded at index time)."""
+    return f"{doc.title}. {doc.product_type or ''}"
+
+
 def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
     """ "Do you sell tents?", "which jackets are waterproof?": the matching products, one sentence each."""
     task, intent = work.task, work.intent
@@ -92,7 +97,7 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
     wanted = {
         w for w in intent.stems - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS - _concept_stems(intent) if not w.isdigit()
     }
-    headers = [f"{d.title}. {d.product_type or ''}" for d in products]
+    headers = [product_header(d) for d in products]
     sims = work.similarity(headers)
     keep: list[Document] = []
     for doc, sim in zip(products, sims, strict=True):

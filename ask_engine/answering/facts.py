@@ -39,6 +39,11 @@ def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+def fact_text(fact: Fact) -> str:
+    """A fact as its similarity to the question is measured: "Label: value" (the indexer embeds it ahead)."""
+    return f"{fact.label}: {_plain(fact.value)}"
+
+
 def _facts(doc: Document) -> list[Fact]:
     return [f for f in doc.facts if f.key not in _COMMERCE_KEYS and not _is_untrusted(f.value)]
 
@@ -125,7 +130,7 @@ def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact
     candidates = [f for f in facts if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options")]
     if not candidates:
         return []
-    texts = [f"{f.label}: {_plain(f.value)}" for f in candidates]
+    texts = [fact_text(f) for f in candidates]
     probe = _attribute_probe(work.intent, doc)
     sims = work.similarity(texts, probe=probe)
     scored: list[tuple[float, Fact]] = []
@@ -179,7 +184,7 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
     for _, unit in ranked:
         if unit.kind == "fact" and unit.fact is not None:
             return [_safe_fact(unit.fact)]  # the recorded fact the ranker puts nearest the question
-    texts = [f"{f.label}: {_plain(f.value)}" for f in facts]
+    texts = [fact_text(f) for f in facts]
     sims = work.similarity(texts, probe=_attribute_probe(work.intent, doc))
     best = int(np.argmax(sims)) if len(sims) else 0
     if len(sims) and float(sims[best]) >= RELATED_SEMANTIC and _safe_fact(facts[best]).value:

@@ -13,7 +13,7 @@ from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import content_stems, country_aliases, word_set
-from ask_engine.types import Document, Task
+from ask_engine.types import Document, Evidence, Task
 
 # A sentence that leans on the one before: "This does not affect...", "Indoors they're still returnable...".
 _ANAPHOR_START = re.compile(
@@ -37,37 +37,43 @@ def _units(task: Task) -> list[_Unit]:
     """Every quotable sentence of the evidence, in evidence order."""
     out: list[_Unit] = []
     for rank, ev in enumerate(task.evidence):
-        passage = ev.passage
-        doc = task.documents.get(passage.doc_id)
-        context = passage.title.split(" — ", 1)[-1] if passage.kind != "product" else passage.title
-        position = 0
-        lead: _Unit | None = None
-        lines = quotable_lines(passage)
-        first = True
-        for line in lines:
-            line_units: list[_Unit] = []
-            for sentence in split_sentences(line):
-                position += 1
-                text = sentence.strip()
-                if not text or _is_untrusted(text) or _is_heading(text, passage.title, doc):
-                    continue
-                if passage.kind == "product" and re.match(r"^(?:tags|disclosures recorded|sku)\s*:", text, re.I):
-                    continue
-                unit = _Unit(
-                    text=text, evidence=ev, position=position, rank=rank, context=context, doc=doc, first=first
-                )
-                unit.header = passage.kind == "product" and first
-                first = False
-                if lead is not None:
-                    unit.lead = lead
-                    unit.context = f"{context} {lead.text}"
-                line_units.append(unit)
-            out.extend(line_units)
-            stripped = line.strip()
-            if stripped.endswith(":") and line_units:
-                lead = line_units[-1]
-            elif not _looks_like_item(stripped):
-                lead = None
+        out.extend(passage_units(ev, rank, task.documents.get(ev.passage.doc_id)))
+    return out
+
+
+def passage_units(ev: Evidence, rank: int, doc: Document | None) -> list[_Unit]:
+    """The quotable sentences of one evidence passage, with the heading or FAQ question each is scored against.
+
+    The indexer embeds the text and context of every unit this returns (`answering.embedded`): it must stay the one
+    place that splits a passage into units, so the texts stored at index time are the ones asked for here."""
+    passage = ev.passage
+    context = passage.title.split(" — ", 1)[-1] if passage.kind != "product" else passage.title
+    out: list[_Unit] = []
+    position = 0
+    lead: _Unit | None = None
+    first = True
+    for line in quotable_lines(passage):
+        line_units: list[_Unit] = []
+        for sentence in split_sentences(line):
+            position += 1
+            text = sentence.strip()
+            if not text or _is_untrusted(text) or _is_heading(text, passage.title, doc):
+                continue
+            if passage.kind == "product" and re.match(r"^(?:tags|disclosures recorded|sku)\s*:", text, re.I):
+                continue
+            unit = _Unit(text=text, evidence=ev, position=position, rank=rank, context=context, doc=doc, first=first)
+            unit.header = passage.kind == "product" and first
+            first = False
+            if lead is not None:
+                unit.lead = lead
+                unit.context = f"{context} {lead.text}"
+            line_units.append(unit)
+        out.extend(line_units)
+        stripped = line.strip()
+        if stripped.endswith(":") and line_units:
+            lead = line_units[-1]
+        elif not _looks_like_item(stripped):
+            lead = None
     return out
 
 

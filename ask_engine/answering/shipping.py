@@ -15,6 +15,8 @@ from ask_engine.phrases import phrase
 from ask_engine.types import Document
 
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
+# What the sentences saying where the shop ships are compared with (a fixed text: the indexer embeds it ahead).
+DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver to?"
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 
 
@@ -104,8 +106,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     answer.not_recorded = True
     candidates = [u for u in shipping_units if not u.text.rstrip().endswith(":")]
     if candidates:
-        probe = "Which countries and destinations do you ship and deliver to?"
-        sims = work.similarity([u.text for u in candidates], probe=probe)
+        sims = work.similarity([u.text for u in candidates], probe=DESTINATIONS_PROBE)
         for u, s in zip(candidates, sims, strict=True):
             # the sentence naming the most destinations says best where the shop does ship
             places = len(country_codes_in(u.text)) + 2 * len(group_members(u.text))

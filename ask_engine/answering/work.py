@@ -19,6 +19,7 @@ from ask_engine.types import Document, Evidence, Sentence, Task
 
 if TYPE_CHECKING:
     from ask_engine.protocols import Embedder
+    from ask_engine.unit_vectors import UnitVectors
 
 
 MAX_CHARS = 450  # an answer that fits in a conversation
@@ -86,19 +87,26 @@ class _Unit:
 
 
 class _VectorCache:
-    """Sentence embeddings kept across questions: a shop's policy sentences come back in answer after answer."""
+    """Sentence embeddings kept across questions: a shop's policy sentences come back in answer after answer (an index
+    built with unit vectors holds them all already; this keeps what it lacks, and the probes made from questions)."""
 
     def __init__(self, size: int = 8192) -> None:
         self._items: OrderedDict[str, np.ndarray[Any, Any]] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def get_many(self, embedder: Embedder, texts: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
-        """Vectors for `texts`; the missing ones are computed in one batch."""
-        with self._lock:
-            found = {t: self._items[t] for t in texts if t in self._items}
-            for t in found:
-                self._items.move_to_end(t)
+    def get_many(
+        self, embedder: Embedder, texts: Sequence[str], stored: UnitVectors | None = None
+    ) -> dict[str, np.ndarray[Any, Any]]:
+        """Vectors for `texts`: the index's stored ones first (read in place), then this cache; the missing ones are
+        computed in one batch."""
+        found: dict[str, np.ndarray[Any, Any]] = dict(stored.lookup(texts)) if stored is not None else {}
+        if len(found) < len(texts):
+            with self._lock:
+                cached = {t: self._items[t] for t in texts if t in self._items and t not in found}
+                for t in cached:
+                    self._items.move_to_end(t)
+            found.update(cached)
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             computed = embedder.embed_documents(missing)
@@ -129,7 +137,7 @@ class _Work:
             return np.zeros((len(texts), 1), dtype=np.float32)
         if not texts:
             return np.zeros((0, getattr(self.embedder, "dimension", 1)), dtype=np.float32)
-        found = self.cache.get_many(self.embedder, texts)
+        found = self.cache.get_many(self.embedder, texts, self.task.unit_vectors)
         return np.vstack([found[t] for t in texts])
 
     def query(self) -> np.ndarray[Any, Any]:

@@ -159,6 +159,8 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
         table.add_row(f"raw query embedding, torch {threads.replace('_', ' ')}", _ms({"p50": p50}, "p50"), "", "")
     for stage, ms in ask["stages_p50_ms"].items():
         table.add_row(f"  stage {stage}", f"{ms:,.1f}", "", "")
+    if ask.get("texts_embedded_per_ask") is not None:
+        table.add_row("texts embedded per ask (besides the query)", f"{ask['texts_embedded_per_ask']:,.2f}", "", "")
     console.print(table)
 
     idx, inc = results["indexing"], results["incremental"]

@@ -170,6 +170,7 @@ def bench_ask(
     ask_ms: list[float] = []
     embed_ms: list[float] = []
     stages: dict[str, list[float]] = defaultdict(list)
+    embedded_before = getattr(embedder, "count", None)  # texts embedded as documents (the answerer's, not queries)
     for _ in range(rounds):
         for request in questions:
             start = time.perf_counter()
@@ -182,6 +183,7 @@ def bench_ask(
             for stage, ms in trace.timings_ms.items():
                 stages[stage].append(ms)
     ask, embed = percentiles(ask_ms), percentiles(embed_ms)
+    embedded = None if embedded_before is None else (embedder.count - embedded_before) / max(1, len(ask_ms))
     return {
         "questions": len(questions),
         "rounds": rounds,
@@ -191,6 +193,7 @@ def bench_ask(
         "ask_over_embed_p50": _ratio(ask.get("p50"), embed.get("p50")),
         "stages_p50_ms": {stage: percentiles(values)["p50"] for stage, values in stages.items()},
         "stages_runs": {stage: len(values) for stage, values in stages.items()},
+        "texts_embedded_per_ask": None if embedded is None else round(embedded, 2),
     }
 
 

@@ -14,7 +14,7 @@ the shop folder and `where` a field path (`products[3].title`, `front matter: ty
 - `ids`: slugs, generated GIDs and alias keys (every id goes through `alias_key` before it is stored or looked up)
 """
 
-from ask_engine.sources.ids import alias_key, alias_keys, slugify
+from ask_engine.sources.ids import alias_key, alias_keys, shop_aliases, slugify
 from ask_engine.sources.markup import html_to_text, markdown_to_text
 from ask_engine.sources.pages import POLICY_TYPES
 from ask_engine.sources.shop import ShopSource, load_documents, load_shop_info
@@ -32,5 +32,6 @@ __all__ = [
     "load_documents",
     "load_shop_info",
     "markdown_to_text",
+    "shop_aliases",
     "slugify",
 ]

@@ -1,14 +1,15 @@
 """Ids of shop documents: slugs, generated GIDs, and the alias keys that ids are stored and looked up under.
 
 Every string in `Document.aliases` is meant to go through `alias_key` before it is stored or looked up;
-`alias_keys(doc)` does that for one document and also registers the handle under both `handle:` and `id:`.
+`alias_keys(doc)` does that for one document and also registers the handle under both `handle:` and `id:`;
+`shop_aliases(documents)` gives the whole shop's alias table, as the indexer stores it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from urllib.parse import quote, unquote, urlsplit
 
 from ask_engine.types import Document, ShopInfo
@@ -79,6 +80,36 @@ def alias_keys(doc: Document) -> dict[str, str | None]:
             if variant_key is not None:
                 keys[variant_key] = variant.gid
     return keys
+
+
+def shop_aliases(documents: Sequence[Document]) -> tuple[dict[str, tuple[str, str | None]], list[str]]:
+    """Alias key -> (doc id, variant GID), and warnings about ids that name several products.
+
+    A key shared by one product and other documents (a handle that is also a page slug) names the product: ids in
+    requests are mostly product ids. A key naming several products, or several non-product documents only (FAQ
+    entries sharing their page's URL), resolves to none; several products sharing a SKU or handle is a catalogue
+    mistake worth a warning.
+    """
+    claims: dict[str, list[tuple[Document, str | None]]] = {}
+    for doc in documents:
+        for key, variant in alias_keys(doc).items():
+            claims.setdefault(key, []).append((doc, variant))
+    aliases: dict[str, tuple[str, str | None]] = {}
+    warnings: list[str] = []
+    for key, owners in claims.items():
+        products = [(doc, variant) for doc, variant in owners if doc.kind == "product"]
+        chosen = products or owners
+        if len(chosen) == 1:
+            aliases[key] = (chosen[0][0].id, chosen[0][1])
+        elif products:
+            names = {doc.id for doc, _ in products}
+            warnings.append(f"id {key!r} names {len(names)} products ({_some(names)}); it resolves to none")
+    return aliases, sorted(warnings)
+
+
+def _some(names: set[str], shown: int = 3) -> str:
+    ordered = sorted(names)
+    return ", ".join(ordered[:shown]) + (", …" if len(ordered) > shown else "")
 
 
 def _numeric_tail(gid: str) -> str | None:
