@@ -242,7 +242,7 @@ PRODUCTS = [
             {"namespace": "specs", "key": "waterproof_rating", "value": "10,000 mm", "type": "single_line_text_field"},
         ],
     },
-    _product(508, "Coastal Sunscreen SPF 30", "<p>A light, high-protection sun cream for long beach days.</p>"),
+    _product(508, "Coastal Sunscreen SPF 30", "<p>A light, high-protection formula for long beach days.</p>"),
     _product(
         504,
         "Studio Yoga Mat",
@@ -388,8 +388,8 @@ def test_a_model_number_in_the_title_is_not_a_quantity_asked(ask: Asker) -> None
 
 
 def test_a_sentence_that_only_reads_close_does_not_state_an_attribute_it_never_names(ask: Asker) -> None:
-    # the description says what the product is ("sun cream"), never whether it is vegan
-    text = plain(ask("Is your SPF 30 sun cream vegan?", [_gid(508)]))
+    # the description says what the product is like, never whether it is vegan
+    text = plain(ask("Is your SPF 30 sunscreen vegan?", [_gid(508)]))
     assert NOT_RECORDED in text, text
     assert "long beach days" not in text, text
 

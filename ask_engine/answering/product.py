@@ -196,19 +196,21 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
 
 def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
     """An attribute the lexicon knows ("is it vegan?") is stated by a description sentence that names it, or that
-    names the thing the question names ("does it fit the Tidewater Jug?"), not by one that only reads close to the
-    question ("High-protection sun cream for long days" does not answer "is your sun cream vegan?")."""
+    shares a word of the question beyond the product's own name ("for kids 3 years and up" for "what age kids would
+    enjoy it?"), never by one that only reads close to the question."""
     concepts = work.intent.concepts
     if not concepts:
         return chosen
     kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
     # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
     wanted = tuple(c for c in concepts if not mentions_concept(kind, c)) or concepts
-    # the names the question uses, acronyms included ("a SRAM XD driver")
-    names = content_stems(" ".join(_names_in(work.intent.text))) - _title_stems(doc)
+    # the question's words, acronyms included ("a SRAM XD driver"), less the product's name
+    words = (_attribute_stems(work.intent, doc) | content_stems(" ".join(_names_in(work.intent.text)))) - _title_stems(
+        doc
+    )
 
     def states(text: str) -> bool:
-        return any(mentions_concept(text, c) for c in wanted) or bool(names & content_stems(text))
+        return any(mentions_concept(text, c) for c in wanted) or bool(words & content_stems(text))
 
     return [u for u in chosen if u.kind != "description" or states(u.text)]
 
