@@ -170,6 +170,18 @@ def best_threshold(items: list[Item], outs: list[Outcome]) -> tuple[float, dict[
     return best[1], best[2]
 
 
+def _cross_fitted(scored: dict[str, list[Item]], extra: list[Item]) -> dict[str, list[np.ndarray[Any, Any]]]:
+    """Probabilities for every item of `scored`: each fold by weights fitted on `extra` plus the other fold."""
+    out: dict[str, list[np.ndarray[Any, Any]]] = {name: [np.zeros(0)] * len(items) for name, items in scored.items()}
+    for fold in (0, 1):
+        fitted = fit(extra + [it for items in scored.values() for it in items if _fold(it.product) != fold])
+        for name, items in scored.items():
+            for i, it in enumerate(items):
+                if _fold(it.product) == fold:
+                    out[name][i] = fitted.probabilities(it.x)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ask_engine.answering.calibrate", description=__doc__)
     parser.add_argument("--pqa", type=Path, required=True, help="folder holding the PQA .tsv files")
@@ -187,26 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     dev = {name: data[name] for name in DEV_FILES}
 
     # cross-fitted probabilities for every development question
-    cross: dict[str, list[np.ndarray[Any, Any]]] = {}
-    for name, items in dev.items():
-        cross[name] = [np.zeros(0)] * len(items)
-    for fold in (0, 1):
-        fitted = fit(train + [it for items in dev.values() for it in items if _fold(it.product) != fold])
-        for name, items in dev.items():
-            for i, it in enumerate(items):
-                if _fold(it.product) == fold:
-                    cross[name][i] = fitted.probabilities(it.x)
+    cross = _cross_fitted(dev, train)
     outs = {name: outcomes(items, cross[name]) for name, items in dev.items()}
     # the training split, cross-fitted the same way, so each of the four files has figures (not used for the bar)
     held: dict[str, list[Item]] = {name: data[name] for name in TRAIN_FILES}
-    held_cross = {name: [np.zeros(0)] * len(items) for name, items in held.items()}
-    everything_dev = [it for items in dev.values() for it in items]
-    for fold in (0, 1):
-        fitted = fit(everything_dev + [it for items in held.values() for it in items if _fold(it.product) != fold])
-        for name, items in held.items():
-            for i, it in enumerate(items):
-                if _fold(it.product) == fold:
-                    held_cross[name][i] = fitted.probabilities(it.x)
+    held_cross = _cross_fitted(held, [it for items in dev.values() for it in items])
     outs.update({name: outcomes(items, held_cross[name]) for name, items in held.items()})
 
     # the bar: highest mean balanced accuracy with abstention >= min on every file
