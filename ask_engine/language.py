@@ -233,7 +233,7 @@ _SHIPPING_NOT_PLACE_RE = re.compile(
 )
 _PRICE_RE = re.compile(
     r"\bprices?\b|\bpriced\b|\bcosts?\b|\bcosting\b|\bexpensive\b|\bcheap\w*|\bafford\w*|\bon sale\b|\breduced\b|"
-    r"\bhow much (?:is|are|'s|do|does|for|would|will)\b(?! (?:it|they|this|that|these) (?:weigh|hold))|\bhow much\s*\??$|"
+    r"\bhow much (?:is|are|'s|do|does|for|would|will)\b(?! (?:\w+ ){0,2}(?:weigh|hold|need|use|add|take|contain)\b)|\bhow much\s*\??$|"
     r"\bwhat(?:'s| is| are) the (?:price|cost)"
 )
 _STOCK_RE = re.compile(

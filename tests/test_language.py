@@ -119,3 +119,12 @@ def test_small_phrasing_helpers() -> None:
     ]
     assert join_and(["a"]) == "a"
     assert join_and(["a", "b", "c"]) == "a, b and c"
+
+
+def test_how_much_of_a_thing_is_needed_is_not_a_price_question() -> None:
+    from ask_engine.language import parse_query
+
+    assert not parse_query("How much do I need for a road tire?").price
+    assert not parse_query("How much does it hold?").price
+    assert parse_query("How much does it cost?").price
+    assert parse_query("How much is the boot?").price
