@@ -104,19 +104,23 @@ def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead
         values = [v.strip() for v in unit.value.split(",") if v.strip()]
         label = _plural_label(unit.label.lower())
         verb = "are" if len(values) > 1 else "is"
-        owner = ("Their" if _is_plural_title(doc.title) else "Its") if pronoun else ""
+        owner = "Their" if _is_plural_title(doc.title) else "Its"
+        subject = f"{owner} {label}" if pronoun else f"The {label} of the {doc.title}"
+        subject_md = subject if pronoun else f"The {label} of the **{doc.title}**"
         answer.claim(
-            f"{owner} {label} {verb} {join_and(values)}"
-            if owner
-            else f"The {label} of the {doc.title} {verb} {join_and(values)}",
+            f"{subject} {verb} {join_and(values)}",
             _cites_for(work.task, doc),
-            markdown=f"{owner} {label} {verb} {join_and(values)}"
-            if owner
-            else f"The {label} of the **{doc.title}** {verb} {join_and(values)}",
+            markdown=f"{subject_md} {verb} {join_and(values)}",
             doc=doc.id,
         )
         return
     _fact_sentence(answer, work, doc, replace(fact, value=unit.value), lead=lead, pronoun=pronoun)
+
+
+def _state_units(answer: _Answer, work: _Work, doc: Document, units: Sequence[Unit]) -> None:
+    """State each unit in turn: the first leads, the rest name the product by pronoun."""
+    for n, unit in enumerate(units):
+        _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
 
 
 def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact]:

@@ -12,14 +12,13 @@ from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
     _chosen_units,
-    _concept_facts,
     _fact_sentence,
     _is_boolean,
     _match_facts,
     _predicate,
     _ranked_units,
     _related_facts,
-    _state_unit,
+    _state_units,
     _subject,
 )
 from ask_engine.answering.passages import _select
@@ -101,8 +100,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         chosen = _naming_units(_chosen_units(_ranked_units(work, doc)), work, doc)
         if chosen:
             answer = _Answer()
-            for n, unit in enumerate(chosen):
-                _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
+            _state_units(answer, work, doc, chosen)
     if answer.not_recorded and has_policy_evidence:
         # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?").
         policy = _select(work, targets, policy_only=True)
@@ -162,23 +160,19 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         chosen = _chosen_units(_ranked_units(work, doc))
         if not chosen:
             return _overview(work, doc)
-        for n, unit in enumerate(chosen):
-            _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
+        _state_units(answer, work, doc, chosen)
         return answer
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
     chosen = _naming_units(_chosen_units(ranked), work, doc)
-    facts = _lexicon_facts(
-        _concept_facts(work, doc) or _match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no
-    )
+    facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     if facts:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
         return answer
     if chosen:
-        for n, unit in enumerate(chosen):
-            _state_unit(answer, work, doc, unit, lead=n == 0, pronoun=n > 0)
+        _state_units(answer, work, doc, chosen)
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
