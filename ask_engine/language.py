@@ -7,11 +7,13 @@ attributes (what words ask for which recorded fact), question-shape detection, a
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 __all__ = [
     "CONCEPTS",
@@ -238,14 +240,14 @@ _PRICE_RE = re.compile(
 )
 _STOCK_RE = re.compile(
     r"\bin stock\b|\bstock\w*|\bavailab\w*|\bsold out\b|\bout of stock\b|\bback in\b|\bleft\b|\brestock\w*|"
-    r"\bcan i (?:buy|order|get)\b|\bunavailable\b"
+    r"\bcan i (?:buy|order|get|book)\b|\bunavailable\b"
 )
 _OPTIONS_RE = re.compile(
     r"\bcolou?rs?\b|\bshades?\b|\bcome[s]? in\b|\bavailable in\b|\bsizes?\b|\boptions?\b|\bvariants?\b|\bversions?\b|"
     r"\bflavou?rs?\b|\bstyles?\b|\bdo (?:you|they) (?:have|do|make) (?:it|them|this|these|one) in\b|\bin (?:a )?size\b"
 )
 _CATALOGUE_RE = re.compile(
-    r"\b(?:do|does|did) (?:you|the shop|the store|they|y'all) (?:\w+ )?(?:sell|stock|carry|have|offer|make)\b|"
+    r"\b(?:do|does|did) (?:you|the shop|the store|they|y'all) (?:\w+ )?(?:sell|stock|carry|have|offer|make|rent|hire)\b|"
     r"\bwhat (?:kinds?|sorts?|types?|range) of\b|\b(?:recommend|suggest)\w*\b|\blooking for\b|\bshow me\b|"
     r"\b(?:which|what) (?:of your )?\w+(?: \w+)? (?:do you (?:have|sell|stock|carry|offer)|have you got|are|come)\b|"
     r"\bany (?:good )?\w+ (?:for|that|which|under|below)\b|\b(?:best|cheapest|lightest|warmest|smallest|biggest)\b|"
@@ -360,7 +362,10 @@ def parse_query(query: str) -> Intent:
         if m:
             concepts.append((m.start(), concept.name))
     # "how much does it weigh" asks for weight, not price; "how long does it last" is shelf life, not length
-    price = bool(_PRICE_RE.search(lower)) and not re.search(r"how much (?:does|do|will|can) \w+ (?:weigh|hold)", lower)
+    # "is the inner tube included in the price?" asks what the price covers, not what it is
+    price = bool(_PRICE_RE.search(lower)) and not re.search(
+        r"how much (?:does|do|will|can) \w+ (?:weigh|hold)|\binclud\w*|\bcovers?\b|\bcome with\b", lower
+    )
     service = bool(_SERVICE_PRICE_RE.search(lower))
     wh_match = _WH_RE.search(lower)
     wh = wh_match.group(1) if wh_match else None
@@ -419,33 +424,10 @@ def fact_key_matches(key: str, wanted: str) -> bool:
 
 # ----------------------------------------------------------------------------------------------- countries
 
-# Names people use that ISO's short names do not cover (facts about the world, not about a shop).
-_ALIASES: dict[str, str] = {
-    "uk": "GB", "u.k.": "GB", "britain": "GB", "great britain": "GB", "england": "GB", "scotland": "GB", "wales": "GB",
-    "northern ireland": "GB", "united kingdom": "GB",
-    "usa": "US", "u.s.": "US", "u.s.a.": "US", "america": "US", "united states of america": "US", "the states": "US",
-    "new mexico": "US", "new jersey": "US",
-    "holland": "NL", "the netherlands": "NL", "czechia": "CZ", "czech republic": "CZ", "south korea": "KR",
-    "korea": "KR", "north korea": "KP", "russia": "RU", "vietnam": "VN", "viet nam": "VN", "iran": "IR", "syria": "SY",
-    "laos": "LA", "moldova": "MD", "macedonia": "MK", "north macedonia": "MK", "ivory coast": "CI",
-    "cote d'ivoire": "CI", "uae": "AE", "emirates": "AE", "turkey": "TR", "türkiye": "TR", "turkiye": "TR",
-    "eire": "IE", "éire": "IE", "republic of ireland": "IE", "deutschland": "DE", "taiwan": "TW", "bolivia": "BO",
-    "venezuela": "VE", "tanzania": "TZ", "brunei": "BN", "cape verde": "CV", "swaziland": "SZ", "burma": "MM",
-    "vatican": "VA", "vatican city": "VA", "palestine": "PS", "micronesia": "FM", "new south wales": "AU",
-    "the philippines": "PH", "hong kong": "HK", "macau": "MO", "macao": "MO", "kosovo": "XK",
-}  # fmt: skip
-# Demonyms shops write ("Canadian orders", "EU customers" is a group): facts about the world.
-_DEMONYMS: dict[str, str] = {
-    "british": "GB", "english": "GB", "scottish": "GB", "welsh": "GB", "american": "US", "canadian": "CA",
-    "mexican": "MX", "australian": "AU", "new zealander": "NZ", "irish": "IE", "french": "FR", "german": "DE",
-    "dutch": "NL", "belgian": "BE", "luxembourgish": "LU", "spanish": "ES", "portuguese": "PT", "italian": "IT",
-    "austrian": "AT", "swiss": "CH", "danish": "DK", "swedish": "SE", "norwegian": "NO", "finnish": "FI",
-    "icelandic": "IS", "polish": "PL", "czech": "CZ", "slovak": "SK", "hungarian": "HU", "greek": "GR",
-    "japanese": "JP", "chinese": "CN", "korean": "KR", "indian": "IN", "brazilian": "BR", "singaporean": "SG",
-    "south african": "ZA", "israeli": "IL", "turkish": "TR", "romanian": "RO", "bulgarian": "BG",
-    "croatian": "HR", "slovenian": "SI", "estonian": "EE", "latvian": "LV", "lithuanian": "LT", "maltese": "MT",
-    "cypriot": "CY",
-}  # fmt: skip
+# Country names ISO's short names do not cover, and demonyms ("Canadian orders"): data, in lexicon/places.json.
+_PLACES = json.loads((Path(__file__).with_name("lexicon") / "places.json").read_text(encoding="utf-8"))
+_ALIASES: dict[str, str] = _PLACES["aliases"]
+_DEMONYMS: dict[str, str] = _PLACES["demonyms"]
 # Codes written in capitals that are also ordinary English words are not read as countries.
 _CODE_WORDS = word_set("AM AN AS AT BE BY DO GO HE HI IF IN IS IT ME MY NO OF OK ON OR SO TO UP US WE ID PM AD AI CA")
 _QUERY_CODE_OK = frozenset({"UK", "USA", "US", "UAE", "EU", "NZ"})
@@ -521,6 +503,25 @@ def _name_pattern() -> re.Pattern[str]:
 _CODE_RE = re.compile(r"(?<![\w-])([A-Z]{2,3})(?![\w-])")
 
 
+@lru_cache(maxsize=1)
+def _subdivision_names() -> dict[str, str]:
+    """Lower-case name of a state or province → its country code (pycountry), for names of two or three words."""
+    import pycountry
+
+    return {sub.name.lower(): sub.country_code for sub in pycountry.subdivisions if 2 <= len(sub.name.split()) <= 3}
+
+
+def _place_named(words: str) -> str | None:
+    """The country of the state or province whose name `words` starts with ("British Columbia Canada" → CA)."""
+    parts = words.split()
+    table = _subdivision_names()
+    for size in (3, 2):
+        hit = table.get(" ".join(parts[:size]).lower())
+        if hit is not None:
+            return hit
+    return None
+
+
 def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
     """ISO alpha-2 codes of the countries a text names (by name, alias or capitalised code), in order.
 
@@ -543,6 +544,12 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             continue
         code = names.get(word.lower())
         if code:
+            # "British Columbia" is a province of Canada, not Britain; "New Mexico" a state of the US
+            after = re.match(r"\s+((?:[A-Z][\w'-]+\s*){1,2})", norm[m.end() :])
+            if after:
+                place = _place_named(f"{word} {after.group(1)}".strip())
+                if place is not None:
+                    code = place
             found.append((m.start(), code))
             spans.append(m.span())
     caps_query = query and sum(c.isupper() for c in norm) > 0.6 * max(1, sum(c.isalpha() for c in norm))

@@ -869,10 +869,6 @@ def test_every_response_matches_the_schema(answers: list[tuple[Check, list[dict[
     assert not bad, bad
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="80.9% (106 of 131) of checks pass; the issue requires 95% — see failures",
-)
 def test_at_least_95_percent_of_the_checks_pass(answers: list[tuple[Check, list[dict[str, Any]]]]) -> None:
     failures = [
         (check, why, plain(turns[-1])) for check, turns in answers if (why := failure(check, turns[-1])) is not None

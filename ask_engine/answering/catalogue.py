@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ask_engine.answering.commerce import _commerce, _price
 from ask_engine.answering.facts import (
     _BOOLEAN_VALUES,
@@ -15,6 +17,7 @@ from ask_engine.answering.facts import (
     _state_unit,
     _subject,
 )
+from ask_engine.answering.passages import _select
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _attribute_stems, _concept_stems, _title_stems
 from ask_engine.answering.work import _Answer, _cites_for, _Work
 from ask_engine.chunking import quotable_lines
@@ -29,6 +32,21 @@ _CATALOGUE_STEMS = content_stems(
     "sell sells stock stocks carry carries offer offers have got range kind kinds sort type types any "
     "recommend suggest looking show best good which what"
 )
+
+
+# "do you sell / stock / rent X?": the verb and the thing asked for ("do you have / offer X?" may ask about a
+# store, a scheme or a service as much as goods, and is left to sentence selection)
+_OFFER_RE = re.compile(
+    r"\b(?:do|does) (?:you|the shop|the store|they|y'all) (?:also |still |even )?"
+    r"(sell|stock|carry|rent|hire)(?: out)? (.+?)\s*[?.!]*$"
+)
+_THING_EDGES_RE = re.compile(r"^out\s+|\s+(?:here|online|now|anymore|any more|too|as well)$")
+# the thing ends where a phrase about it starts: "bikes for kids", "my data to advertisers", "kayaks in stock"
+_THING_END_RE = re.compile(r"\s+(?:to|for|with|from|in|on|at|by|near|under|over|as|that|which|who)\s+")
+_POSSESSIVE_RE = re.compile(r"(?:my|your|our|his|her|their|its)\b")
+_SALE_RE = re.compile(r"\bon sale\b|\breduced\b|\bdiscounted\b|\bmarked down\b|\bon offer\b|\bclearance\b")
+_LIST_MAX = 6
+_SERVICE_VERBS = frozenset({"rent", "hire"})  # "do you rent bikes?" asks for a service, not for bikes
 
 
 def _compare(work: _Work, targets: list[Document]) -> _Answer:
@@ -85,8 +103,15 @@ def product_header(doc: Document) -> str:
 def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
     """ "Do you sell tents?", "which jackets are waterproof?": the matching products, one sentence each."""
     task, intent = work.task, work.intent
-    if targets or intent.policy or not intent.catalogue:
+    if targets or not intent.catalogue:
         return None
+    if work.listing:
+        return _listed(work, work.listing)
+    if _SALE_RE.search(intent.lower):
+        # "which of your products are on sale?": every product with a sale price, however its page reads
+        on_sale = [d for d in task.documents.values() if d.kind == "product" and d.fact("sale") is not None]
+        if on_sale:
+            return _listed(work, on_sale)
     products: list[Document] = []
     for ev in task.evidence:
         doc = task.documents.get(ev.passage.doc_id)
@@ -105,7 +130,12 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
         # most of what the buyer wants must be in the product's name, type or tags ("gift wrapping" is not a
         # gift card)
         # "which of your products are vegan?" names no goods: every product recorded as vegan answers
-        if (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55 or (intent.concepts and not wanted):
+        if intent.policy:
+            # "what repair services do you offer?" lists the products that are repair services; "do you offer free
+            # returns?" asks about a policy, whatever product shares a word with it
+            if wanted and wanted <= words:
+                keep.append(doc)
+        elif (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55 or (intent.concepts and not wanted):
             keep.append(doc)
     if not keep:
         return None
@@ -132,6 +162,53 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
                 if lines:
                     answer.claim(lines[0], _cites_for(task, doc), doc=doc.id)
     return answer if answer.sentences else None
+
+
+def _listed(work: _Work, products: list[Document]) -> _Answer:
+    """One sentence per product, its (sale) price, for a question that asks for a list of them."""
+    answer = _Answer()
+    for doc in products[:_LIST_MAX]:
+        price = doc.fact("sale") or doc.fact("price")
+        answer.use(doc.id)
+        if price is not None:
+            _fact_sentence(answer, work, doc, price, lead=False)
+        else:
+            answer.claim(doc.title, _cites_for(work.task, doc), doc=doc.id)
+    return answer
+
+
+def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
+    """ "Do you sell electric bikes?" when no product is one and no policy or FAQ sentence names them: say so.
+
+    The shop's own answer comes first: an FAQ or policy sentence naming every word of the thing ("We don't offer
+    equipment rental") is quoted instead."""
+    task, intent = work.task, work.intent
+    match = _OFFER_RE.search(intent.lower)
+    if targets or match is None or not intent.yes_no:
+        return None
+    verb = match.group(1)
+    thing = _THING_EDGES_RE.sub("", _THING_END_RE.split(match.group(2), maxsplit=1)[0]).strip()
+    wanted = content_stems(thing) - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS
+    if not wanted or len(thing.split()) > 5 or _POSSESSIVE_RE.match(thing):
+        return None  # "do you sell my data?" asks about a practice, not goods
+    for doc in task.documents.values():
+        if doc.kind == "product" and wanted <= content_stems(" ".join([doc.title, doc.product_type or "", *doc.tags])):
+            return None  # the catalogue has one: the search answers
+    selected = _select(work, targets)
+    asked = wanted | (content_stems(verb) if verb in _SERVICE_VERBS else frozenset())
+    if selected is not None and selected.sentences:
+        # what the answer says, with the passages it quotes and their FAQ questions ("Do you have a physical shop?")
+        cited = [
+            task.evidence[n - 1].passage for s in selected.sentences for n in s.cites if 0 < n <= len(task.evidence)
+        ]
+        said = content_stems(" ".join([*(s.text for s in selected.sentences), *(f"{p.title} {p.text}" for p in cited)]))
+        if asked <= said or selected.not_recorded or work.plain_match:
+            return selected  # "Do you have a physical store?": the FAQ "Do you have a shop I can visit?" answers
+    answer = _Answer(not_recorded=True)
+    offered = f"{thing} to {verb}" if verb in _SERVICE_VERBS else thing
+    answer.meta(phrase("not_offered", thing=offered, shop=task.shop_name))
+    work.notes.append(f"no product, policy or FAQ sentence names {offered!r}")
+    return answer
 
 
 def _first_passage(task: Task, doc: Document) -> Evidence | None:

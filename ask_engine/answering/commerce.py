@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ask_engine.answering.facts import _fact_sentence, _plural_label, _price_phrase
+from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
 from ask_engine.language import Intent, content_stems, join_and
@@ -73,16 +73,31 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
     wants_list = intent.options and not chosen and not missing
     if wants_list:
         asked = _asked_options(intent, options)
-        for option_name, option_values in asked[:2]:
+        word = _OPTION_WORD.search(intent.lower)
+        lacking = (
+            bool(options) and asked == options and word is not None and not _names_an_option(word.group(0), options)
+        )
+        if lacking and word is not None:
+            # "what colour is the bottle?" when its only option is Size: colours are not recorded; its sizes are
+            asked_word = _plural_label(word.group(0).lower())
+            answer.meta(
+                phrase("not_recorded", subject="", predicate=f"any {asked_word} for the {title}"),
+                markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
+            )
+            answer.not_recorded = True  # the description may still state it (`product._product` looks there)
+        for n, (option_name, option_values) in enumerate(asked[:2]):
             label = _plural_label(option_name.lower())
             verb = "are" if len(option_values) > 1 else "is"
             listed = join_and(list(option_values))
+            if lacking and n == 0:
+                owner = "Their" if _is_plural_title(title) else "Its"
+                answer.claim(f"{owner} {label} {verb} {listed}", cites)
+                continue
             answer.claim(
                 f"The {label} of the {title} {verb} {listed}",
                 cites,
                 markdown=f"The {label} of the **{title}** {verb} {listed}",
             )
-        word = _OPTION_WORD.search(intent.lower)
         if not options and word:
             # one variant and no options: nothing to list, and silence would read as if the question was missed
             asked_word = _plural_label(word.group(0))
@@ -225,6 +240,19 @@ def _match_options(
             if re.search(rf"\b(?:size|in|uk|eu|us)\s+{re.escape(number)}\b", text):
                 missing.append((size_options[0], number))
     return chosen, missing[:1]
+
+
+def _names_an_option(word: str, options: list[tuple[str, tuple[str, ...]]]) -> bool:
+    """True when the option word of a question ("colour", "sizes", "options") fits one of the product's options."""
+    low = word.lower()
+    if re.match(r"options?|variants?|versions?", low):
+        return True
+    return any(
+        content_stems(low) & content_stems(name)
+        or (_is_colour_option(name) and re.match(r"colou?r|shade", low))
+        or (_is_size_option(name) and low.startswith("size"))
+        for name, _ in options
+    )
 
 
 def _asked_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:

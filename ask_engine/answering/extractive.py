@@ -47,7 +47,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ask_engine.answering.catalogue import _catalogue
+from ask_engine.answering.catalogue import _catalogue, _not_offered
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import _clean_query, _question_parts, _targets, _with_history, _without_mentions
@@ -141,7 +141,11 @@ class ExtractiveGenerator:
         # What the question asks is read without the product's name: "Skiddaw 3L Waterproof Jacket" asks nothing.
         work.intent = _with_history(_without_mentions(intent, targets), task)
         answer = (
-            _shipping(work, targets) or _product(work, targets) or _catalogue(work, targets) or _select(work, targets)
+            _shipping(work, targets)
+            or _product(work, targets)
+            or _catalogue(work, targets)
+            or _not_offered(work, targets)
+            or _select(work, targets)
         )
         return answer, work.notes
 

@@ -11,8 +11,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ask_engine.answering.addressing import addressed_by
 from ask_engine.answering.query import _strip_title, _title_stems
-from ask_engine.answering.ranker import QuestionShape, Ranker, features, load_ranker
+from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted, load_ranker
 from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import _NUMBER, _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.faithfulness import split_sentences
@@ -77,7 +78,12 @@ def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
     labelled = [u.label for u in units if u.label]
     label_values = iter(work.similarity(labelled, probe=probe)) if labelled else iter(())
     label_sims = np.asarray([float(next(label_values)) if u.label else 0.0 for u in units], dtype=np.float32)
-    probabilities = _ranker().probabilities(features(QuestionShape.read(probe), units, sims, label_sims))
+    ranker = _ranker()
+    probabilities = ranker.probabilities(features(QuestionShape.read(probe), units, sims, label_sims))
+    if ranker.addressed_bars:
+        names = _title_stems(doc)
+        ways = [addressed_by(probe, u, name_stems=names) for u in units]
+        probabilities = np.asarray(lifted(probabilities, ways, ranker.bar, ranker.addressed_bars), dtype=np.float32)
     ranked = sorted(zip((float(p) for p in probabilities), units, strict=True), key=lambda pu: -pu[0])
     work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))
     return ranked
@@ -349,7 +355,16 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
             return f"whether {subject} {be} {_asked_adjective(intent, doc) or concept.adjective}"
         if concept.noun.startswith("whether "):
             return f"whether {subject} {be} {concept.noun.split(' is ', 1)[-1]}"
+        if intent.yes_no and not concept.adjective and intent.wh is None:
+            # "does it come with a lid?" asks about one thing: "whether the X comes with a lid"
+            return _asked_phrase(intent, doc, subject, be, plural) or f"the {concept.noun} of {subject}"
         return f"the {concept.noun} of {subject}"
+    return _asked_phrase(intent, doc, subject, be, plural)
+
+
+def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: bool) -> str | None:
+    """What the question asks, in its own words with the product as subject ("whether the X comes with a rain
+    cover", "how long the X burns"); None when no safe phrasing exists."""
     text = _strip_title(intent.text, doc.title, placeholder="it").lower().rstrip("?!. ")
     text = re.sub(r"^(?:and|so|but|also|then|please)\s+", "", text)
     pronoun = r"(?:it|they|this|that|these|those|this one|that one|the \w+(?: \w+){0,4}?)"
@@ -360,7 +375,7 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
     m = m or None
     if rest is None:
         m = re.match(rf"^(?:does|do|did)\s+{pronoun}\s+(\w+)(.*)$", text)
-        if m:
+        if m and stem(m.group(1)) not in _title_stems(doc):  # "do it boots run small?": a name left behind
             verb = m.group(1) if plural else third_person(m.group(1))
             rest = f"whether {subject} {verb}{m.group(2)}"
     if rest is None:
@@ -390,6 +405,8 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
         return None
     if re.search(r"\bit\b", rest.replace(subject, "")):
         return None  # the product's name was read as part of something else ("what is the SKU of the large it")
+    if content_stems(rest.replace(subject, "")) & (_title_stems(doc) - content_stems(intent.text.split()[0])):
+        return None  # a part of the name was left behind ("whether the helmet kidses helmet come with …")
     # the question's own words must not smuggle in the product name twice or any instruction
     if _is_untrusted(rest):
         return None

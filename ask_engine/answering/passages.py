@@ -131,12 +131,21 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # A process question about a product in view is answered by the policy's entry naming the product's kind
     # ("Candles that have been lit" under "Items we cannot take back"), however the question is worded.
     specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
+    # "Do you accept Interac?" reads far from "Visa, Mastercard, Interac debit and PayPal", but the name it asks
+    # about is there: the name stands for the meaning
+    asked_names = _query_names(intent.text) - content_stems(task.shop_name)
+    named = (
+        bool(asked_names)
+        and asked_names <= content_stems(best.text)
+        and not intent.stems - asked_names - _OFFER_STEMS  # it asks about nothing but the name
+    )
     if (specific is None or not targets) and (
-        best.score < floor or max(best.semantic, best.context_semantic) < semantic_floor
+        best.score < floor or (max(best.semantic, best.context_semantic) < semantic_floor and not named)
     ):
         return None
     # a sentence or FAQ question that plainly answers is not second-guessed
     plainly = best.semantic >= 0.6 or best.context_semantic >= FAQ_QUESTION_MATCH
+    work.plain_match = plainly
     compounds = [] if plainly else _absent_compounds(work, units)
     if compounds:
         # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
@@ -154,7 +163,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         key
         and specific is None
         and best.semantic < 0.6
-        and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3])
+        and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3] if _about_named(u, units, names))
     ):
         # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
         work.notes.append(f"the best sentences do not mention {key!r}")
@@ -334,6 +343,13 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
         if float(np.max(work.similarity(sorted(rivals), probe=asked))) < COMPOUND_SAME:
             found.append(asked)
     return found
+
+
+def _about_named(unit: _Unit, units: Sequence[_Unit], names: frozenset[str]) -> bool:
+    """False for a unit under another place's heading when the question names a place some headings carry (the
+    Fort William store's parking says nothing about parking at the Keswick store)."""
+    headed = {n for n in names if any(n in content_stems(u.context) for u in units)}
+    return not headed or bool(headed & content_stems(unit.context))
 
 
 def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:

@@ -33,7 +33,7 @@ from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import content_stems, mentions_concept
+from ask_engine.language import CONCEPTS_BY_NAME, content_stems, fact_key_matches, mentions_concept
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
 
@@ -174,6 +174,10 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
+    labelled = _labelled_lines(work, doc, ranked)
+    if labelled:
+        _state_units(answer, work, doc, labelled[:1])
+        return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
     answer.meta(
@@ -186,6 +190,24 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
+    """Description lines written as a fact ("Water resistance: IPX6", "Includes: a pump head; a ball needle") whose
+    label the attribute lexicon ties to the question, as a metafield with that key would be; best by the ranker."""
+    keys = [key for name in work.intent.concepts for key in CONCEPTS_BY_NAME[name].keys]
+    out = []
+    for _, unit in ranked:
+        match = _LABEL_RE.match(unit.text) if unit.kind == "description" else None
+        if match is None:
+            continue
+        label = "_".join(re.findall(r"[a-z0-9]+", match.group(1).lower()))
+        if any(fact_key_matches(label, key) for key in keys):
+            out.append(unit)
+    return out
+
+
+_LABEL_RE = re.compile(r"^([A-Z][\w' -]{0,30}?):\s+\S")
 
 
 def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:

@@ -41,6 +41,13 @@ def _targets(work: _Work) -> list[Document]:
             return named
         refers = bool(_PRONOUN_RE.search(intent.lower)) or intent.elliptical or intent.product_specific
         return resolved if refers else []
+    if not resolved and len(named) > 1 and intent.catalogue and not intent.yes_no and not intent.comparison:
+        work.listing = named  # "which of your products are made by Linkwell?": a list of those it names
+        return []
+    if len(resolved) > 1 and set(task.resolution.doc_ids) == set(task.resolution.mentioned_doc_ids):
+        # every product was found by its name in the question: keep those it names best
+        best = [d for d in named if d in resolved]
+        resolved = best or resolved
     out = list(resolved)
     for doc in named:
         if doc not in out and (intent.comparison or not out):
@@ -101,6 +108,7 @@ def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
         colours=bare.colours,
         numbers=bare.numbers,
         comparison=intent.comparison or bare.comparison,
+        policy=bare.policy,  # "how long does a flat tire repair take?" is about the service, not a repair policy
     )
 
 
@@ -202,7 +210,7 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     # Men's and women's versions share a name, so a word in two titles can still name the product.
     limit = max(2, len(products) // 3)
     attribute_words = _concept_stems(intent)
-    candidates: list[tuple[float, frozenset[str], Document]] = []
+    candidates: list[tuple[int, float, frozenset[str], Document]] = []
     for doc in products:
         stems = titles[doc.id]
         if not stems:
@@ -216,14 +224,27 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
         share = len(matched) / len(stems)
         if len(matched) == 1 and _part_of_other_name(intent.text, doc.title):
             continue  # "Scafell Pike" is a mountain, not the Scafell trousers
+        if intent.catalogue and share < 0.5 and not (distinctive & _capitalised_stems(intent.text)):
+            continue  # "what repair services do you offer?" asks for a kind of thing, not the Flat Tire Repair
         if (distinctive and (share >= 0.3 or (len(distinctive) >= 1 and any(len(s) >= 4 for s in distinctive)))) or (
             share >= 0.75 and len(matched) >= 2
         ):
-            candidates.append((share, frozenset(matched), doc))
-    # A product whose matched words are a strict subset of another's is the less specific reading.
-    kept = [c for c in candidates if not any(c[1] < other[1] for other in candidates)]
-    kept.sort(key=lambda c: -c[0])
-    return [doc for _, _, doc in kept[:4]]
+            words = sum(1 for m in matched if not m.isdigit())
+            candidates.append((len(distinctive) + words, share, frozenset(matched), doc))
+    # A product whose matched words are a strict subset of another's is the less specific reading; of the rest,
+    # the one named by more of its own words first ("the 11-32T Linkwell cassette" is the cassette, not the
+    # Linkwell 11-speed chain)
+    kept = [c for c in candidates if not any(c[2] < other[2] for other in candidates)]
+    kept.sort(key=lambda c: (-c[0], -c[1]))
+    if kept and not intent.comparison:
+        kept = [c for c in kept if c[0] == kept[0][0]]  # a product named by fewer of its words is not named
+    return [doc for *_, doc in kept[:4]]
+
+
+def _capitalised_stems(text: str) -> frozenset[str]:
+    """Stems of the words written with a capital, the first word aside: the names in a question."""
+    words = re.findall(r"[\w'’-]+", text)
+    return content_stems(" ".join(w for w in words[1:] if w[:1].isupper()))
 
 
 def _part_of_other_name(text: str, title: str) -> bool:

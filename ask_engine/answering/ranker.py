@@ -25,7 +25,7 @@ import numpy as np
 from ask_engine.answering.units import Unit
 from ask_engine.language import content_stems
 
-__all__ = ["FEATURES", "Ranker", "carries", "features", "lexicon", "load_ranker"]
+__all__ = ["FEATURES", "Ranker", "carries", "features", "lexicon", "lifted", "load_ranker"]
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +144,8 @@ class Ranker:
     embedder: str  # fingerprint of the embedder the weights were fitted with
     mean: tuple[float, ...] = ()
     scale: tuple[float, ...] = ()
+    # a unit that addresses the question in one of these ways ("measure", "word") answers from this lower bar
+    addressed_bars: tuple[tuple[str, float], ...] = ()
 
     def probabilities(self, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         if len(x) == 0:
@@ -163,6 +165,7 @@ class Ranker:
             "scale": list(self.scale),
             "bar": self.bar,
             "second_bar": self.second_bar,
+            "addressed_bars": dict(self.addressed_bars),
             "embedder": self.embedder,
         }
 
@@ -180,6 +183,7 @@ def load_ranker(path: str | Path | None = None, *, embedder: str | None = None) 
         embedder=str(data.get("embedder", "")),
         mean=tuple(float(m) for m in data.get("mean", ())),
         scale=tuple(float(s) for s in data.get("scale", ())),
+        addressed_bars=tuple((str(k), float(v)) for k, v in (data.get("addressed_bars") or {}).items()),
     )
     if embedder and ranker.embedder and embedder != ranker.embedder:
         log.warning(
@@ -208,3 +212,21 @@ def carries(answer: str, evidence_any: Sequence[Sequence[str]]) -> bool:
     text = f" {_norm(answer)} "
     stems = content_stems(answer)
     return any(group and all(_part_in(part, text, stems) for part in group) for group in evidence_any)
+
+
+def lifted(
+    probabilities: Sequence[float] | np.ndarray[Any, Any],
+    ways: Sequence[frozenset[str]],
+    bar: float,
+    addressed_bars: Sequence[tuple[str, float]],
+    consider: int = 3,
+) -> list[float]:
+    """The probabilities with each of the best `consider` units that addresses the question in a way whose bar it
+    clears raised to `bar`, so it answers (`addressing.addressed_by`: "how bright?" and "800 lumens" at 0.75)."""
+    bars = dict(addressed_bars)
+    out = [float(p) for p in probabilities]
+    for i in sorted(range(len(out)), key=lambda i: -out[i])[:consider]:
+        p = out[i]
+        if p < bar and any(p >= bars[w] for w in ways[i] if w in bars):
+            out[i] = bar + 1e-4 * p  # at the bar, in their own order ("800 lumens" over "An 800-lumen light")
+    return out

@@ -8,6 +8,7 @@ import math
 import re
 from collections.abc import Iterable
 
+from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
 from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.chunking import quotable_lines
@@ -132,8 +133,12 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     # A name the question gives that some headings carry ("Keswick") picks those sections: the Fort William
     # section's parking is no answer about Keswick.
     heading_names = {n for n in names if any(n in content_stems(u.context) for u in units)}
+    # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
+    asked = asked_measures(intent.text)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
-        context_words = content_stems(u.context)
+        # a page's title names what all its sections are about ("Visit the workshop" over "Address")
+        title = u.evidence.passage.title if u.evidence.passage.kind == "page" else ""
+        context_words = content_stems(f"{u.context} {title}")
         u.plain_overlap = any(not w.isdigit() and w not in names for w in wanted & (words | context_words))
         # a heading word counts almost fully: headings name the topic their sentences leave implicit
         lexical = (
@@ -154,6 +159,9 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
             bonus += 0.12 if _DURATION.search(u.text) and _MODAL.search(u.text) else 0.06
         if intent.asks_time and _CLOCK.search(u.text):
             bonus += 0.08
+        for m in asked:
+            if m.name == "place":  # "where is …?" is answered by a place, and not by a sentence that names none
+                bonus += 0.08 if m.states.search(u.text) or m.states.search(u.context) else -0.08
         if intent.asks_duration and _DURATION.search(u.text):
             bonus += 0.08
         elif intent.asks_quantity and _NUMBER.search(u.text):

@@ -126,6 +126,7 @@ def description_units(body: str) -> list[Unit]:
                 and len(lines[j]) <= _LIST_ITEM_CHARS
                 and not lines[j].rstrip().endswith(":")
                 and not _LABELLED_LINE.match(lines[j])  # "Includes: a quick link." starts a line of its own
+                and len(split_sentences(lines[j])) < 2  # "Turnaround is 3 days. Parts are extra." is prose after it
             ):
                 items.append(lines[j].rstrip(" ."))
                 j += 1

@@ -130,6 +130,8 @@ class _Work:
     notes: list[str] = field(default_factory=list)
     guarded: bool = False  # the question carried an instruction to the assistant, removed before answering
     asked: frozenset[str] = frozenset()  # the question's content stems, product names included
+    listing: list[Document] = field(default_factory=list)
+    plain_match: bool = False  # sentence selection found a sentence or FAQ question that plainly answers  # "which of your … are made by X?": the products it names
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray[Any, Any]:
         """Embeddings for `texts` (rows in order), computing the missing ones in one batch."""

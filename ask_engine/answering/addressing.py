@@ -1,0 +1,67 @@
+"""Whether an answer unit addresses what a question asks, read from the words alone.
+
+A unit addresses a question when it states the kind of figure the question asks for ("how bright?" and "800
+lumens", "how long does it take?" and "3 to 5 business days"), or uses one of the question's own content words
+beyond the product's name ("when should I replace it?" and "Replace the chain once it has stretched by 0.5%"). The
+ranker's probability says how likely a unit answers; this says how it speaks to the question, and a unit that does
+may answer below the ranker's bar (`Ranker.addressed_bars`, one per way, calibrated on the same product-QA data by
+`python -m ask_engine.answering.calibrate`). The kinds of figure and their units of measure are data:
+`lexicon/<language>.json`, "measures".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ask_engine.answering.ranker import lexicon
+from ask_engine.answering.units import Unit
+from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize
+
+__all__ = ["ADDRESSING", "Measure", "addressed_by", "asked_measures", "measures"]
+
+ADDRESSING = ("measure", "word")  # the ways a unit can address a question, each with its own calibrated bar
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    asks: re.Pattern[str]
+    states: re.Pattern[str]
+
+
+@lru_cache(maxsize=4)
+def measures(language: str = "en") -> tuple[Measure, ...]:
+    """The kinds of figure a question can ask for, from the language's lexicon."""
+    return tuple(
+        Measure(m["name"], re.compile("|".join(m["asks"])), re.compile(m["states"], re.IGNORECASE))
+        for m in lexicon(language).get("measures", ())
+    )
+
+
+def asked_measures(question: str, language: str = "en") -> tuple[Measure, ...]:
+    """The kinds of figure `question` asks for ("how long" asks for a duration or a length)."""
+    low = " ".join(normalize(question).lower().split())
+    return tuple(m for m in measures(language) if m.asks.search(low))
+
+
+def addressed_by(
+    question: str, unit: Unit, *, name_stems: frozenset[str] = frozenset(), language: str = "en"
+) -> frozenset[str]:
+    """The ways `unit` speaks to `question`: "measure" (it states the kind of figure asked for) and "word" (it uses
+    a content word of the question beyond the product's name, and does not name the attribute the question asks about)."""
+    ways: set[str] = set()
+    asked = [c.name for c in CONCEPTS if concept_words(question, c.name)]
+    named = {c.name for c in CONCEPTS if mentions_concept(unit.text, c.name)}
+    # a figure of another attribute is not the one asked: "how long is it guaranteed for?" is not answered by
+    # "Waterproof rating: 28,000 mm"
+    other_attribute = bool(asked) and bool(named - set(asked))
+    if not other_attribute and any(m.states.search(unit.text) for m in asked_measures(question, language)):
+        ways.add("measure")
+    # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?" against
+    # a unit that talks about water resistance answers no more often than the ranker's probability says.
+    names_attribute = bool(named & set(asked))
+    if not names_attribute and (content_stems(question) - name_stems) & content_stems(unit.text):
+        ways.add("word")
+    return frozenset(ways)
