@@ -102,8 +102,12 @@ def test_a_not_recorded_sentence_that_goes_on_to_claim_something_is_checked_on_i
     task = _task([("", "Gifts.\nGift boxes cost £3 and are added at checkout.")], query="Can I get a gift box?")
     claim = "The shop has not recorded gift wrap prices, so you can't have a gift box."
     plain = "The shop has not recorded gift wrap prices."
-    kept, _ = ground(Draft(sentences=(Sentence(claim), Sentence(plain)), generator="model"), task, scorer)
-    assert [s.text for s in kept.sentences] == [plain]
+    kept, removed = ground(Draft(sentences=(Sentence(claim),), generator="model"), task, scorer)
+    # the claim goes; its not-recorded part stays, so that the engine can still refute it
+    assert [(s.text, s.kind) for s in kept.sentences] == [(plain, "meta")]
+    assert [s.text for s in removed] == [claim]
+    kept, removed = ground(Draft(sentences=(Sentence(plain),), generator="model"), task, scorer)
+    assert [s.text for s in kept.sentences] == [plain] and not removed
 
 
 def test_a_negation_of_something_the_evidence_never_states_is_unsupported() -> None:

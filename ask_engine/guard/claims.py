@@ -21,7 +21,16 @@ from typing import Literal
 
 from ask_engine.guard.words import _negation_scopes, content_words
 
-__all__ = ["ClaimCheck", "check_claims", "further_claims", "is_not_recorded", "list_items", "names", "negated_thing"]
+__all__ = [
+    "ClaimCheck",
+    "check_claims",
+    "further_claims",
+    "is_not_recorded",
+    "list_items",
+    "names",
+    "negated_thing",
+    "not_recorded_part",
+]
 
 _NOT_RECORDED = re.compile(
     r"\b(?:has|have|had|does|do|did)\s*(?:n't|\s+not)\s+(?:recorded|record|listed|list|stated|state|said|say|"
@@ -73,6 +82,15 @@ def further_claims(sentence: str) -> list[str]:
         return []
     parts = [p.strip() for p in _FURTHER.split(sentence.strip().rstrip(".!?")) if p and p.strip()]
     return [p for p in parts if not is_not_recorded(p) and (len(content_words(p)) >= 2 or _NEGATION.search(p))]
+
+
+def not_recorded_part(sentence: str) -> str | None:
+    """The not-recorded clause of a sentence, as a sentence of its own ("The shop has not recorded X, so …" →
+    "The shop has not recorded X."), or None."""
+    for part in _FURTHER.split(sentence.strip().rstrip(".!?")):
+        if part and is_not_recorded(part):
+            return part.strip() + "."
+    return None
 
 
 def list_items(sentence: str) -> list[str]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from ask_engine.guard.claims import check_claims, further_claims, is_not_recorded
+from ask_engine.guard.claims import check_claims, further_claims, is_not_recorded, not_recorded_part
 from ask_engine.guard.figures import hard_tokens
 from ask_engine.guard.untrusted import is_injection
 from ask_engine.guard.words import asked_about, attributable, names_no_product, names_products, passage_subject
@@ -108,12 +108,18 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
             # word overlap passed; each claim inside the sentence (list items, names) must hold too
             ok = ok and claims.verdict in ("ok", "not_recorded")
             if ok and claims.verdict == "not_recorded":
-                # "not recorded, so you can't …": what it goes on to say is a claim, checked on its own
+                # "not recorded, so you can't …": what it goes on to say is a claim, checked on its own; when it
+                # fails, the not-recorded part alone stays (and the engine can still refute it)
                 sources = [by_number[n] for n in numbers if n in allowed]
-                ok = all(
+                if not all(
                     scorer.support(part, sources).supported and check_claims(part, sources).verdict == "ok"
                     for part in further_claims(sentence.text)
-                )
+                ):
+                    removed.append(sentence)
+                    part = not_recorded_part(sentence.text)
+                    if part and check_claims(part, sources).verdict == "not_recorded":
+                        kept.append(Sentence(text=part, kind="meta"))
+                    continue
         (kept if ok else removed).append(sentence)
     if not removed:
         return draft, ()
