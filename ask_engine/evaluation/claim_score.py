@@ -78,7 +78,10 @@ def sentence_claims(support: SentenceSupport, evidence: Sequence[str], scorer: F
         ok = not words or any(words <= line for line in lines)
         claims.append(Claim(sentence, "name", name, ok))
 
-    polarity = "negation" in missing or (check.verdict == "unsupported" and check.detail == "polarity")
+    # said the other way round, or a negation of what the evidence never mentions ("is not reef safe")
+    polarity = "negation" in missing or (
+        check.verdict == "unsupported" and (check.detail == "polarity" or check.detail.startswith("negation"))
+    )
     thing = negated_thing(sentence)
     scopes = [scope for scope in _negation_scopes(sentence) if scope]
     if thing is not None:

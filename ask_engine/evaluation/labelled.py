@@ -2,7 +2,7 @@
 
     python -m ask_engine.evaluation.labelled extract /tmp/llm-eval/report.json --index indexes/fjord-fell \\
         --out sentences.jsonl
-    python -m ask_engine.evaluation.labelled score eval/guard-labelled.jsonl
+    python -m ask_engine.evaluation.labelled score eval/guard-labelled.jsonl [--half dev|held-out]
 
 `extract` writes every sentence of every raw model draft in an eval report (an `ask-engine eval --generator
 openai` run) with the evidence the guard saw (the turn's retrieved passages, by id and in full), unlabelled; a
@@ -16,6 +16,7 @@ same for the eval's claim scorer (`claim_score`: a sentence with any unsupported
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ from ask_engine.guard.words import passage_subject
 from ask_engine.llm.reply import sentence_kind
 from ask_engine.types import Draft, Evidence, Passage, Resolution, Sentence, Task
 
-__all__ = ["extract_sentences", "load_labelled", "score_labelled"]
+__all__ = ["extract_sentences", "half", "load_labelled", "score_labelled"]
 
 LABELS = ("supported", "unsupported")
 
@@ -64,6 +65,7 @@ def extract_sentences(report: str | Path, index: str | Path) -> list[dict[str, A
                     "sentence": sentence,
                     "evidence_ids": [ev["id"] for ev in evidence],
                     "not_recorded_refuted": turn.get("fallback") == "not_recorded_refuted",
+                    "resolved": list(turn.get("resolved") or ()),
                     "label": None,
                     "reason": "",
                     "evidence": evidence,
@@ -95,7 +97,8 @@ def _evidence(row: dict[str, Any]) -> tuple[Evidence, ...]:
 def guard_flags(row: dict[str, Any], scorer: FaithfulnessScorer) -> bool:
     """True when the guard keeps this sentence from the buyer (removed, replaced, or its "not recorded" refuted)."""
     evidence = _evidence(row)
-    task = Task(query=row["query"], evidence=evidence, documents={}, resolution=Resolution(), shop_name="")
+    resolution = Resolution(doc_ids=tuple(row.get("resolved") or ()))
+    task = Task(query=row["query"], evidence=evidence, documents={}, resolution=resolution, shop_name="")
     text = row["sentence"]
     sentence = Sentence(text=text, kind=sentence_kind(text))
     grounded, _ = ground(Draft(sentences=(sentence,), kind="answer", generator="labelled"), task, scorer)
@@ -132,18 +135,28 @@ def _rates(rows: Sequence[dict[str, Any]], flagged: Sequence[bool]) -> dict[str,
     }
 
 
-def score_labelled(path: str | Path, embedder: Any = None) -> dict[str, Any]:
-    """The guard's (and the claim scorer's) precision and recall of "unsupported" on a labelled file."""
+def half(case: str) -> str:
+    """The half of a labelled file a case belongs to, "dev" or "held-out": a fixed hash of its id, so that checks
+    developed on one half can be measured on the other."""
+    return "dev" if int(hashlib.sha1(f"split:{case}".encode()).hexdigest(), 16) % 2 == 0 else "held-out"
+
+
+def score_labelled(path: str | Path, embedder: Any = None, *, part: str | None = None) -> dict[str, Any]:
+    """The guard's (and the claim scorer's) precision and recall of "unsupported" on a labelled file (or on one
+    `half` of it: `part` "dev" or "held-out")."""
     if embedder is None:
         from ask_engine.embedders import SentenceTransformerEmbedder
 
         embedder = SentenceTransformerEmbedder()
     scorer = FaithfulnessScorer(embedder)
-    rows = load_labelled(path)
+    rows = [row for row in load_labelled(path) if part is None or half(row["case"]) == part]
+    supported = sum(1 for row in rows if row["label"] == "supported")
+    guard = _rates(rows, [guard_flags(row, scorer) for row in rows])
     return {
         "sentences": len(rows),
-        "unsupported": sum(1 for row in rows if row["label"] == "unsupported"),
-        "guard": _rates(rows, [guard_flags(row, scorer) for row in rows]),
+        "unsupported": len(rows) - supported,
+        "supported_kept": round((supported - guard["false_positives"]) / supported, 4) if supported else None,
+        "guard": guard,
         "claim_scorer": _rates(rows, [claim_scorer_flags(row, scorer) for row in rows]),
     }
 
@@ -157,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p = sub.add_parser("score", help="the guard's precision and recall of 'unsupported' on a labelled file")
     p.add_argument("file")
+    p.add_argument("--half", choices=("dev", "held-out"), help="score one half of the file (by a hash of the case id)")
     args = parser.parse_args(argv)
     if args.command == "extract":
         rows = extract_sentences(args.report, args.index)
@@ -165,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(f"{len(rows)} sentences → {args.out}")
         return 0
-    json.dump(score_labelled(args.file), sys.stdout, indent=1, ensure_ascii=False)
+    json.dump(score_labelled(args.file, part=args.half), sys.stdout, indent=1, ensure_ascii=False)
     print()
     return 0
 

@@ -120,7 +120,8 @@ def make_set(index: str, cases_path: str, out: str) -> int:
         _, trace = engine.ask_traced(request)
         if trace.draft is None:
             continue
-        task = _task(case.query, trace.evidence, engine.shop.name)
+        resolved = list(dict.fromkeys([*trace.resolution.doc_ids, *trace.resolution.mentioned_doc_ids]))
+        task = _task(case.query, trace.evidence, engine.shop.name, resolved)
         evidence = [_passage_json(ev) for ev in trace.evidence]
         evidence_words: set[str] = set()
         for ev in trace.evidence:
@@ -133,7 +134,8 @@ def make_set(index: str, cases_path: str, out: str) -> int:
                 continue  # only sentences the guard accepts on their own evidence are "supported"
             cited_docs = {ev.passage.doc_id for ev in trace.evidence if ev.number in sentence.cites}
             title = next((docs[d].title for d in cited_docs if d in docs and docs[d].kind == "product"), "")
-            base = {"case": case.id, "query": case.query, "cites": list(sentence.cites), "evidence": evidence}
+            base = {"case": case.id, "query": case.query, "cites": list(sentence.cites), "resolved": resolved}
+            base["evidence"] = evidence
             rows.append({**base, "sentence": sentence.text, "label": "supported", "kind": "original"})
             seed = zlib.crc32(f"{case.id}:{n}".encode())  # reproducible, unlike hash()
             text_all = "\n".join(ev.passage.text for ev in trace.evidence)
@@ -149,8 +151,9 @@ def _passage_json(ev: Evidence) -> dict[str, Any]:
     return {"number": ev.number, **ev.passage.to_dict()}
 
 
-def _task(query: str, evidence: Sequence[Evidence], shop: str) -> Task:
-    return Task(query=query, evidence=tuple(evidence), documents={}, resolution=Resolution(), shop_name=shop)
+def _task(query: str, evidence: Sequence[Evidence], shop: str, resolved: Sequence[str] = ()) -> Task:
+    resolution = Resolution(doc_ids=tuple(resolved))
+    return Task(query=query, evidence=tuple(evidence), documents={}, resolution=resolution, shop_name=shop)
 
 
 def _one(sentence: Sentence) -> Any:
@@ -179,7 +182,7 @@ def score_set(path: str | Path, embedder: Any = None) -> dict[str, Any]:
             )
             for p in row["evidence"]
         )
-        task = _task(row["query"], evidence, "")
+        task = _task(row["query"], evidence, "", row.get("resolved") or ())
         sentence = Sentence(text=row["sentence"], cites=tuple(row["cites"]))
         grounded, _ = ground(_one(sentence), task, scorer)
         survived = any(s.text == sentence.text for s in grounded.sentences)

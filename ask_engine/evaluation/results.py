@@ -23,6 +23,7 @@ class TurnResult:
     messages: list[dict[str, Any]] = field(default_factory=list)
     evidence: list[dict[str, Any]] = field(default_factory=list)  # {number, doc_id, passage_id, title, text}
     evidence_docs: list[str] = field(default_factory=list)  # unique doc ids in evidence order
+    resolved: list[str] = field(default_factory=list)  # doc ids the request's ids or the conversation named
     # What faithfulness is scored against: the evidence passages, then the other passages of the same documents
     # (a generator may state a recorded fact of a retrieved product from its fact sheet, not the retrieved passage).
     support_texts: list[str] = field(default_factory=list, repr=False)

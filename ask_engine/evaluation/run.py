@@ -114,6 +114,7 @@ def run_eval(
                 for ev in trace.evidence
             ]
             result.evidence_docs = list(dict.fromkeys(ev.passage.doc_id for ev in trace.evidence))
+            result.resolved = list(dict.fromkeys([*trace.resolution.doc_ids, *trace.resolution.mentioned_doc_ids]))
             result.support_texts, result.support_subjects = _document_texts(engine, trace.evidence)
             result.timings_ms = {k: round(v, 2) for k, v in trace.timings_ms.items()}
             result.fallback = trace.fallback

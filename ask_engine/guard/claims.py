@@ -21,7 +21,16 @@ from typing import Literal
 
 from ask_engine.guard.words import _negation_scopes, content_words
 
-__all__ = ["ClaimCheck", "check_claims", "is_not_recorded", "list_items", "names", "negated_thing"]
+__all__ = [
+    "ClaimCheck",
+    "check_claims",
+    "further_claims",
+    "is_not_recorded",
+    "list_items",
+    "names",
+    "negated_thing",
+    "not_recorded_part",
+]
 
 _NOT_RECORDED = re.compile(
     r"\b(?:has|have|had|does|do|did)\s*(?:n't|\s+not)\s+(?:recorded|record|listed|list|stated|state|said|say|"
@@ -57,6 +66,31 @@ class ClaimCheck:
 def is_not_recorded(sentence: str) -> bool:
     """True for a sentence saying the shop has no record of something."""
     return bool(_NOT_RECORDED.search(sentence))
+
+
+_FURTHER = re.compile(
+    r"\s*[;:]\s*|,\s*(?:(?:so|but|and|because|therefore|hence|which means)\s+)?"
+    r"|\s+(?:so|but|because|therefore|hence)\s+",
+    re.IGNORECASE,
+)
+
+
+def further_claims(sentence: str) -> list[str]:
+    """The clauses of a "not recorded" sentence beside its not-recorded part ("The shop has not recorded X, so you
+    can't have Y": "you can't have Y"), which are claims of their own."""
+    if not is_not_recorded(sentence):
+        return []
+    parts = [p.strip() for p in _FURTHER.split(sentence.strip().rstrip(".!?")) if p and p.strip()]
+    return [p for p in parts if not is_not_recorded(p) and (len(content_words(p)) >= 2 or _NEGATION.search(p))]
+
+
+def not_recorded_part(sentence: str) -> str | None:
+    """The not-recorded clause of a sentence, as a sentence of its own ("The shop has not recorded X, so …" →
+    "The shop has not recorded X."), or None."""
+    for part in _FURTHER.split(sentence.strip().rstrip(".!?")):
+        if part and is_not_recorded(part):
+            return part.strip() + "."
+    return None
 
 
 def list_items(sentence: str) -> list[str]:
@@ -164,6 +198,10 @@ def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
         said = any(_NEGATION.search(text) and thing_words and thing_words <= content_words(text) for text in evidence)
         if not said:
             return ClaimCheck("negative_unsupported", thing)
+    for scope in _negation_scopes(sentence):
+        # "X is not reef safe" where the evidence never mentions anything reef safe: the shop says nothing, not "no"
+        if scope and not scope & evidence_words:
+            return ClaimCheck("unsupported", "negation: " + " ".join(sorted(scope)))
     texts = [line for text in evidence for line in re.split(r"\n|(?<=[.!?])\s+", text) if line.strip()]
     lines = [content_words(line) for line in texts]
     pieces = [p for p in re.split(r"(?<=[.!?])\s+", sentence) if p.strip()]

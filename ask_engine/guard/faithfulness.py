@@ -24,6 +24,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ask_engine.protocols import Embedder
+from ask_engine.guard.bindings import flipped_label, unbound_figures, unsupported_quantifier
 from ask_engine.guard.figures import _SKU_RE, _EvidenceHard, _Hard, _hard_items, _normalise_text, hard_tokens
 from ask_engine.guard.sentences import SentenceKind, _lines, _split_line, classify, split_sentences
 from ask_engine.guard.words import (
@@ -209,8 +210,10 @@ class FaithfulnessScorer:
         min_similarity: float = DEFAULT_MIN_SIMILARITY,
         paraphrase_precision: float = DEFAULT_PARAPHRASE_PRECISION,
         cache_size: int = 8192,
+        language: str = "en",
     ) -> None:
         self.embedder = embedder
+        self.language = language  # whose quantifier words and "yes" values the claim checks read (lexicon)
         self.min_precision = min_precision
         self.min_similarity = min_similarity
         self.paraphrase_precision = min(paraphrase_precision, min_precision)
@@ -404,8 +407,16 @@ class FaithfulnessScorer:
         names = frozenset().union(*(units[i].words for i in support_units))
         names |= frozenset().union(*(prepared.sources[i].words for i in sources))
         missing += sorted(e for e in _entities(sentence, prepared.known_names) if _stem(e) not in names)
-        if not _negation_consistent(sentence, words, units[best], prepared):
+        flipped = any(flipped_label(sentence, units[i].text, self.language) for i in support_units)
+        if flipped or not _negation_consistent(sentence, words, units[best], prepared):
             missing.append("negation")
+        # every word and number may be in the evidence and still be recombined: a figure bound to the words the
+        # evidence binds to another figure, a sweeping "only" / "all" the supporting sentences do not make
+        missing += [f for f in unbound_figures(sentence, [s.text for s in prepared.sources]) if f not in missing]
+        support_texts = [t for i in support_units for t in (units[i].text, units[i].title_text)]
+        quantifier = unsupported_quantifier(sentence, support_texts, self.language)
+        if quantifier:
+            missing.append(f"quantifier: {quantifier}")
         clauses = _clauses(sentence)
         if len(clauses) > 1:
             for clause in clauses:

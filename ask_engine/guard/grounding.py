@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from ask_engine.guard.claims import check_claims, is_not_recorded
+from ask_engine.guard.claims import check_claims, further_claims, is_not_recorded, not_recorded_part
 from ask_engine.guard.figures import hard_tokens
 from ask_engine.guard.untrusted import is_injection
-from ask_engine.guard.words import asked_about, attributable, names_no_product, passage_subject
+from ask_engine.guard.words import asked_about, attributable, names_no_product, names_products, passage_subject
 from ask_engine.phrases import phrase
 from ask_engine.types import Draft, Sentence, Task
 
@@ -41,6 +41,26 @@ def _figures_supported(sentence: str, sources: Sequence[str]) -> bool:
     return all(token in available or _CURRENCY_MARK.sub("", token) in bare for token in needed)
 
 
+def _about(task: Task, subjects: Sequence[str]) -> tuple[set[int], bool]:
+    """The evidence numbers of the passages the question is about, and whether it leaves the product open.
+
+    The products the question names come first (`asked_about`), then those the request's ids or the conversation
+    resolved to (`Task.resolution`); the non-product passages are always about it. The product is *open* when the
+    evidence holds two or more products and neither the question's words nor the resolution point at any of them
+    ("Compare these two for weight" with ids that resolved to nothing).
+    """
+    numbers = [ev.number for ev in task.evidence]
+    titles = {s for s in subjects if s}
+    about = {numbers[i] for i in asked_about(task.query, subjects)}
+    if len(titles) < 2 or not names_no_product(task.query, subjects):
+        return about, False
+    resolved = set(task.resolution.doc_ids) | set(task.resolution.mentioned_doc_ids)
+    picked = {ev.number for ev, s in zip(task.evidence, subjects, strict=True) if s and ev.passage.doc_id in resolved}
+    if not picked:
+        return about, True
+    return {ev.number for ev, s in zip(task.evidence, subjects, strict=True) if not s or ev.number in picked}, False
+
+
 def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tuple[Sentence, ...]]:
     """Keep only the sentences the evidence supports; returns the kept draft and the removed sentences.
 
@@ -51,7 +71,9 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
     numbers = list(by_number)
     everything = list(by_number.values())
     subjects = [passage_subject(ev.passage) for ev in task.evidence]
-    about = {numbers[i] for i in asked_about(task.query, subjects)}
+    about, open_product = _about(task, subjects)
+    non_product = {numbers[i] for i, subject in enumerate(subjects) if not subject}
+    about_titles = {subjects[i] for i, n in enumerate(numbers) if n in about and subjects[i]}
     kept: list[Sentence] = []
     removed: list[Sentence] = []
     for sentence in draft.sentences:
@@ -64,8 +86,13 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
         else:
             # a sentence naming one product may not borrow another product's facts
             allowed = {numbers[i] for i in attributable(sentence.text, subjects)}
-            if names_no_product(sentence.text, subjects):
-                allowed &= about  # a sentence without its own product is about the one the question names
+            named = names_products(sentence.text, subjects)
+            if not named:
+                # a sentence without its own product is about the one the question names; when the question
+                # leaves two or more products open, a product's fact line says nothing the buyer can place
+                allowed &= non_product if open_product else about
+            elif named <= about_titles:
+                allowed &= about  # about the product asked about: not another product's facts
             claims = check_claims(sentence.text, [by_number[n] for n in numbers if n in allowed])
             if claims.verdict == "negative_unsupported":
                 # "the shop does not have X" where the evidence only never mentions X: say that plainly
@@ -80,6 +107,19 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
                 ok = scorer.support(sentence.text, [by_number[n] for n in numbers if n in allowed]).supported
             # word overlap passed; each claim inside the sentence (list items, names) must hold too
             ok = ok and claims.verdict in ("ok", "not_recorded")
+            if ok and claims.verdict == "not_recorded":
+                # "not recorded, so you can't …": what it goes on to say is a claim, checked on its own; when it
+                # fails, the not-recorded part alone stays (and the engine can still refute it)
+                sources = [by_number[n] for n in numbers if n in allowed]
+                if not all(
+                    scorer.support(part, sources).supported and check_claims(part, sources).verdict == "ok"
+                    for part in further_claims(sentence.text)
+                ):
+                    removed.append(sentence)
+                    part = not_recorded_part(sentence.text)
+                    if part and check_claims(part, sources).verdict == "not_recorded":
+                        kept.append(Sentence(text=part, kind="meta"))
+                    continue
         (kept if ok else removed).append(sentence)
     if not removed:
         return draft, ()

@@ -100,10 +100,15 @@ def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
     return [i for i, subject in enumerate(subjects) if subject not in outranked]
 
 
+def names_products(sentence: str, subjects: Sequence[str]) -> set[str]:
+    """The product titles among `subjects` that `sentence` shares a content word with."""
+    words = content_words(sentence)
+    return {t for t in subjects if t and words & content_words(t)}
+
+
 def names_no_product(sentence: str, subjects: Sequence[str]) -> bool:
     """True when `sentence` shares no content word with any product title among `subjects`."""
-    words = content_words(sentence)
-    return not any(words & content_words(t) for t in subjects if t)
+    return not names_products(sentence, subjects)
 
 
 def asked_about(query: str, subjects: Sequence[str]) -> list[int]:
