@@ -429,7 +429,7 @@ def test_colour_the_product_lacks_is_answered_with_the_recorded_colours(
     task = sample.task("Do they come in blue?", [TARN], resolved=[TARN])
     draft = generator.generate(task)
     assert draft.kind == "answer"
-    assert claims(draft) == ["The Tarn Wellington Boot comes in Olive and Navy only."]
+    assert claims(draft) == ["The Tarn Wellington Boot comes in Olive and Navy."]
     assert_grounded(draft, task, scorer)
 
 
@@ -440,7 +440,7 @@ def test_size_the_product_lacks_is_answered_with_the_recorded_sizes(
         "Do you have it in size 32 oz?", ["Cedar Smoke Soy Candle"], resolved=["Cedar Smoke Soy Candle"]
     )
     draft = generator.generate(task)
-    assert claims(draft) == ["The Cedar Smoke Soy Candle comes in sizes 8 oz and 16 oz only."]
+    assert claims(draft) == ["The Cedar Smoke Soy Candle comes in sizes 8 oz and 16 oz."]
 
 
 def test_colour_matching_part_of_an_option_name_is_offered(generator: ExtractiveGenerator, sample: Shop) -> None:

@@ -30,10 +30,11 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         values = list(dict(options).get(name, ()))
         if values:
             sizes = "sizes " if _is_size_option(name) and not _is_colour_option(name) else ""
+            # the whole recorded list, without "only": the guard holds an exclusive claim to an exclusive source
             answer.claim(
-                f"The {title} comes in {sizes}{join_and(values)} only",
+                f"The {title} comes in {sizes}{join_and(values)}",
                 cites,
-                markdown=f"The **{title}** comes in {sizes}{join_and(values)} only",
+                markdown=f"The **{title}** comes in {sizes}{join_and(values)}",
             )
 
     if intent.price:
