@@ -12,6 +12,7 @@ may answer below the ranker's bar (`Ranker.addressed_bars`, one per way, calibra
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,7 +20,7 @@ from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import Unit
 from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize
 
-__all__ = ["ADDRESSING", "Measure", "addressed_by", "asked_measures", "measures"]
+__all__ = ["ADDRESSING", "Measure", "addressed_by", "asked_measures", "measures", "ways_of"]
 
 ADDRESSING = ("measure", "word")  # the ways a unit can address a question, each with its own calibrated bar
 
@@ -51,17 +52,28 @@ def addressed_by(
 ) -> frozenset[str]:
     """The ways `unit` speaks to `question`: "measure" (it states the kind of figure asked for) and "word" (it uses
     a content word of the question beyond the product's name, and does not name the attribute the question asks about)."""
-    ways: set[str] = set()
-    asked = [c.name for c in CONCEPTS if concept_words(question, c.name)]
-    named = {c.name for c in CONCEPTS if mentions_concept(unit.text, c.name)}
-    # a figure of another attribute is not the one asked: "how long is it guaranteed for?" is not answered by
-    # "Waterproof rating: 28,000 mm"
-    other_attribute = bool(asked) and bool(named - set(asked))
-    if not other_attribute and any(m.states.search(unit.text) for m in asked_measures(question, language)):
-        ways.add("measure")
-    # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?" against
-    # a unit that talks about water resistance answers no more often than the ranker's probability says.
-    names_attribute = bool(named & set(asked))
-    if not names_attribute and (content_stems(question) - name_stems) & content_stems(unit.text):
-        ways.add("word")
-    return frozenset(ways)
+    return ways_of(question, [unit], name_stems=name_stems, language=language)[0]
+
+
+def ways_of(
+    question: str, units: Sequence[Unit], *, name_stems: frozenset[str] = frozenset(), language: str = "en"
+) -> list[frozenset[str]]:
+    """`addressed_by` for each of `units`, reading the question once."""
+    asked = {c.name for c in CONCEPTS if concept_words(question, c.name)}
+    figures = asked_measures(question, language)
+    words = content_stems(question) - name_stems
+    out = []
+    for unit in units:
+        ways: set[str] = set()
+        named = {c.name for c in CONCEPTS if mentions_concept(unit.text, c.name)}
+        # a figure of another attribute is not the one asked: "how long is it guaranteed for?" is not answered by
+        # "Waterproof rating: 28,000 mm"
+        other_attribute = bool(asked) and bool(named - asked)
+        if not other_attribute and any(m.states.search(unit.text) for m in figures):
+            ways.add("measure")
+        # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?"
+        # against a unit that talks about water resistance answers no more often than the ranker's probability says.
+        if not named & asked and words & content_stems(unit.text):
+            ways.add("word")
+        out.append(frozenset(ways))
+    return out

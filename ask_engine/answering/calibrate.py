@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ask_engine.answering.addressing import ADDRESSING, addressed_by
+from ask_engine.answering.addressing import ADDRESSING, ways_of
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import FEATURES, RANKER_FILE, QuestionShape, Ranker, carries, features, lifted
 from ask_engine.answering.units import Unit, product_units
@@ -101,7 +101,7 @@ def load_items(pqa_dir: Path, name: str, embedder: Any, cache_dir: Path) -> list
         vectors = (q, unit_vectors, label_vectors)
         answerable = bool(case["expect"]["answerable"])
         names = _title_stems(doc)
-        ways = [addressed_by(case["query"], u, name_stems=names) for u in units]
+        ways = ways_of(case["query"], units, name_stems=names)
         items.append(Item(name, doc.gid or doc.id, case["query"], answerable, units, x, y, sims, ways, vectors))
     return items
 

@@ -18,7 +18,13 @@ from ask_engine.answering.facts import (
     _subject,
 )
 from ask_engine.answering.passages import _select
-from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _attribute_stems, _concept_stems, _title_stems
+from ask_engine.answering.query import (
+    _GENERIC_QUERY_STEMS,
+    _attribute_stems,
+    _concept_stems,
+    _product_words,
+    _title_stems,
+)
 from ask_engine.answering.work import _Answer, _cites_for, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.language import content_stems
@@ -126,7 +132,7 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
     sims = work.similarity(headers)
     keep: list[Document] = []
     for doc, sim in zip(products, sims, strict=True):
-        words = content_stems(" ".join([doc.title, doc.product_type or "", " ".join(doc.tags)]))
+        words = _product_words(doc)
         # most of what the buyer wants must be in the product's name, type or tags ("gift wrapping" is not a
         # gift card)
         # "which of your products are vegan?" names no goods: every product recorded as vegan answers
@@ -192,7 +198,7 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
     if not wanted or len(thing.split()) > 5 or _POSSESSIVE_RE.match(thing):
         return None  # "do you sell my data?" asks about a practice, not goods
     for doc in task.documents.values():
-        if doc.kind == "product" and wanted <= content_stems(" ".join([doc.title, doc.product_type or "", *doc.tags])):
+        if doc.kind == "product" and wanted <= _product_words(doc):
             return None  # the catalogue has one: the search answers
     selected = _select(work, targets)
     asked = wanted | (content_stems(verb) if verb in _SERVICE_VERBS else frozenset())

@@ -73,11 +73,11 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         )
     wants_list = intent.options and not chosen and not missing
     if wants_list:
-        asked = _asked_options(intent, options)
+        listed_options = _named_options(intent, options)
+        asked = listed_options or options
         word = _OPTION_WORD.search(intent.lower)
-        lacking = (
-            bool(options) and asked == options and word is not None and not _names_an_option(word.group(0), options)
-        )
+        # "what colour is it?" names a kind of option the product lacks ("options", "variants" name every kind)
+        lacking = bool(options) and not listed_options and word is not None and not _ANY_OPTION.match(word.group(0))
         if lacking and word is not None:
             # "what colour is the bottle?" when its only option is Size: colours are not recorded; its sizes are
             asked_word = _plural_label(word.group(0).lower())
@@ -185,6 +185,7 @@ def _options(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
     return [(k, tuple(v)) for k, v in found.items()]
 
 
+_ANY_OPTION = re.compile(r"options?|variants?|versions?", re.IGNORECASE)
 _OPTION_WORD = re.compile(
     r"\b(?:colou?rs?|sizes?|shades?|flavou?rs?|styles?|scents?|options?|variants?|versions?|finish(?:es)?)\b",
     re.IGNORECASE,
@@ -243,21 +244,8 @@ def _match_options(
     return chosen, missing[:1]
 
 
-def _names_an_option(word: str, options: list[tuple[str, tuple[str, ...]]]) -> bool:
-    """True when the option word of a question ("colour", "sizes", "options") fits one of the product's options."""
-    low = word.lower()
-    if re.match(r"options?|variants?|versions?", low):
-        return True
-    return any(
-        content_stems(low) & content_stems(name)
-        or (_is_colour_option(name) and re.match(r"colou?r|shade", low))
-        or (_is_size_option(name) and low.startswith("size"))
-        for name, _ in options
-    )
-
-
-def _asked_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
-    """The options a "what colours/sizes does it come in?" question asks for (all of them when it names none)."""
+def _named_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The options a "what colours/sizes does it come in?" question names (none when it names none of them)."""
     asked = []
     for name, values in options:
         stem = content_stems(name)
@@ -267,7 +255,7 @@ def _asked_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -
             or (_is_size_option(name) and re.search(r"\bsizes?\b", intent.lower))
         ):
             asked.append((name, values))
-    return asked or options
+    return asked
 
 
 def _variants_with(doc: Document, chosen: dict[str, list[str]]) -> list[Variant]:

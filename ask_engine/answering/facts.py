@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ask_engine.answering.addressing import addressed_by
+from ask_engine.answering.addressing import ways_of
 from ask_engine.answering.query import _strip_title, _title_stems
 from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted, load_ranker
 from ask_engine.answering.units import Unit, product_units, usable_value
@@ -82,7 +82,7 @@ def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
     probabilities = ranker.probabilities(features(QuestionShape.read(probe), units, sims, label_sims))
     if ranker.addressed_bars:
         names = _title_stems(doc)
-        ways = [addressed_by(probe, u, name_stems=names) for u in units]
+        ways = ways_of(probe, units, name_stems=names)
         probabilities = np.asarray(lifted(probabilities, ways, ranker.bar, ranker.addressed_bars), dtype=np.float32)
     ranked = sorted(zip((float(p) for p in probabilities), units, strict=True), key=lambda pu: -pu[0])
     work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))

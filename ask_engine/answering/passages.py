@@ -19,7 +19,16 @@ from ask_engine.answering.query import (
     _query_names,
     _title_stems,
 )
-from ask_engine.answering.sentences import _bare_item, _fits, _near_duplicate, _quote, _score, _units, _with_context
+from ask_engine.answering.sentences import (
+    _bare_item,
+    _fits,
+    _heading_names,
+    _near_duplicate,
+    _quote,
+    _score,
+    _units,
+    _with_context,
+)
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import Intent, content_stems, country_codes_in, join_and, stem
 from ask_engine.phrases import phrase
@@ -133,12 +142,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
     # "Do you accept Interac?" reads far from "Visa, Mastercard, Interac debit and PayPal", but the name it asks
     # about is there: the name stands for the meaning
-    asked_names = _query_names(intent.text) - content_stems(task.shop_name)
-    named = (
-        bool(asked_names)
-        and asked_names <= content_stems(best.text)
-        and not intent.stems - asked_names - _OFFER_STEMS  # it asks about nothing but the name
-    )
+    names = _query_names(intent.text) - content_stems(task.shop_name)  # "a Fjord & Fell gift card" names the shop
+    only_names = not intent.stems - names - _OFFER_STEMS  # "do you take Bancontact?" asks about nothing but a name
+    named = bool(names) and names <= content_stems(best.text) and only_names
     if (specific is None or not targets) and (
         best.score < floor or (max(best.semantic, best.context_semantic) < semantic_floor and not named)
     ):
@@ -153,17 +159,21 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
         work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
         return answer
-    names = _query_names(intent.text) - content_stems(task.shop_name)  # "a Fjord & Fell gift card" names the shop
-    if names and not best.plain_overlap and best.semantic < 0.6 and intent.stems - names - _OFFER_STEMS:
+    if names and not best.plain_overlap and best.semantic < 0.6 and not only_names:
         # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
         # take Bancontact?" asks about nothing but the name, so a sentence naming it answers
         return None
     key = _key_word(units, intent, ignore=in_view)
+    headed = _heading_names(names, units)
     if (
         key
         and specific is None
         and best.semantic < 0.6
-        and not any(key in content_stems(u.text + " " + u.context) for u in ranked[:3] if _about_named(u, units, names))
+        and not any(
+            key in content_stems(u.text + " " + u.context)
+            for u in ranked[:3]
+            if not headed or headed & content_stems(u.context)  # not the parking of another place's section
+        )
     ):
         # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
         work.notes.append(f"the best sentences do not mention {key!r}")
@@ -343,13 +353,6 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
         if float(np.max(work.similarity(sorted(rivals), probe=asked))) < COMPOUND_SAME:
             found.append(asked)
     return found
-
-
-def _about_named(unit: _Unit, units: Sequence[_Unit], names: frozenset[str]) -> bool:
-    """False for a unit under another place's heading when the question names a place some headings carry (the
-    Fort William store's parking says nothing about parking at the Keswick store)."""
-    headed = {n for n in names if any(n in content_stems(u.context) for u in units)}
-    return not headed or bool(headed & content_stems(unit.context))
 
 
 def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:

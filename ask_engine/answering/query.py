@@ -224,7 +224,7 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
         share = len(matched) / len(stems)
         if len(matched) == 1 and _part_of_other_name(intent.text, doc.title):
             continue  # "Scafell Pike" is a mountain, not the Scafell trousers
-        if intent.catalogue and share < 0.5 and not (distinctive & _capitalised_stems(intent.text)):
+        if intent.catalogue and share < 0.5 and not (distinctive & content_stems(" ".join(_names_in(intent.text)))):
             continue  # "what repair services do you offer?" asks for a kind of thing, not the Flat Tire Repair
         if (distinctive and (share >= 0.3 or (len(distinctive) >= 1 and any(len(s) >= 4 for s in distinctive)))) or (
             share >= 0.75 and len(matched) >= 2
@@ -239,12 +239,6 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     if kept and not intent.comparison:
         kept = [c for c in kept if c[0] == kept[0][0]]  # a product named by fewer of its words is not named
     return [doc for *_, doc in kept[:4]]
-
-
-def _capitalised_stems(text: str) -> frozenset[str]:
-    """Stems of the words written with a capital, the first word aside: the names in a question."""
-    words = re.findall(r"[\w'’-]+", text)
-    return content_stems(" ".join(w for w in words[1:] if w[:1].isupper()))
 
 
 def _part_of_other_name(text: str, title: str) -> bool:
@@ -282,6 +276,11 @@ def _query_names(text: str) -> frozenset[str]:
     """Stems of the proper names a question capitalises mid-sentence ("Keswick"): not its first word, and not
     acronyms, which are as often ordinary terms ("ID", "SPF", "USB")."""
     return frozenset(stem(name) for name in _names_in(text) if not name.isupper())
+
+
+def _product_words(doc: Document) -> frozenset[str]:
+    """Stems of what a product is called and filed under: its title, product type and tags."""
+    return content_stems(" ".join([doc.title, doc.product_type or "", *doc.tags]))
 
 
 def _kind_stems(doc: Document) -> frozenset[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
@@ -93,6 +93,12 @@ def _is_heading(text: str, title: str, doc: Document | None) -> bool:
     return bare in {n.rstrip(" .:?") for n in names} or text.rstrip().endswith("?")
 
 
+def _heading_names(names: frozenset[str], units: Sequence[_Unit]) -> frozenset[str]:
+    """The names a question gives ("Keswick") that some of the units' headings carry: those sections are the ones
+    about it."""
+    return frozenset(n for n in names if any(n in content_stems(u.context) for u in units))
+
+
 def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()) -> None:
     """Relevance of each unit: embedding similarity of the sentence and of its heading, content-word overlap,
     passage rank and answer-likeness."""
@@ -132,7 +138,7 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     }
     # A name the question gives that some headings carry ("Keswick") picks those sections: the Fort William
     # section's parking is no answer about Keswick.
-    heading_names = {n for n in names if any(n in content_stems(u.context) for u in units)}
+    heading_names = _heading_names(names, units)
     # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
     asked = asked_measures(intent.text)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
