@@ -44,7 +44,7 @@ class Fact:
     key: str  # snake_case key as recorded: "material", "waterproof", "price"
     label: str  # human label: "Material", "Waterproof"
     value: str  # human-readable value: "natural rubber", "yes", "£89.00"
-    source: str = "metafield"  # "metafield" | "field" (core Shopify field) | "variant"
+    source: str = "metafield"  # "metafield" | "field" (core Shopify field) | "variant" | "disclosure"
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Fact:

@@ -233,12 +233,15 @@ def test_markup_the_merchant_entity_escaped_is_never_decoded_into_text(tmp_path:
     assert "Refunds in 14 days." in refund.sections[-1].text
 
 
-def test_disclosure_namespace_metafields_become_verbatim_disclosures_not_facts(tmp_path: Path) -> None:
+def test_disclosure_namespace_metafields_become_verbatim_disclosures_and_readable_facts(tmp_path: Path) -> None:
     (doc,) = shop(tmp_path, {"products.json": json.dumps([storefront_product()])})
     assert [(d.code, d.content, d.content_type) for d in doc.disclosures] == [
         ("safety", "**Not** for use near open flames.", "markdown")
     ]
-    assert "safety" not in facts(doc)
+    # the notice verbatim (markdown) as the disclosure; as a fact, what a reader sees of it
+    assert [(f.key, f.value, f.source) for f in doc.facts if f.key == "safety"] == [
+        ("safety", "Not for use near open flames.", "disclosure")
+    ]
 
 
 def test_facts_namespaces_limits_which_metafields_become_facts(tmp_path: Path) -> None:

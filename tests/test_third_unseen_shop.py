@@ -847,9 +847,12 @@ def test_the_csv_shop_indexes_active_products_policies_page_and_json_faq(shop_en
     policies = {"refund_policy", "shipping_policy", "privacy_policy", "terms_of_service"}
     assert {f"policy:{p}" for p in policies} | {"page:visit-the-workshop"} <= set(docs)
     assert sum(1 for d in docs.values() if d.kind == "faq") == len(FAQ["entries"])
-    # the compliance namespace is disclosures, not facts; a metaobject reference is no fact at all
+    # the compliance namespace is disclosures, and each notice is also a fact the answer can quote, read in the
+    # fact sheet; a metaobject reference is no fact at all
     assert [d.code for d in docs[f"product:{HELMET}"].disclosures] == ["safety"]
-    assert not any(HELMET_SAFETY in p.text or "gid://shopify/Metaobject" in p.text for p in shop_engine.index.passages)
+    assert [f.value for f in docs[f"product:{HELMET}"].facts if f.source == "disclosure"] == [HELMET_SAFETY]
+    assert any(f"Safety warning: {HELMET_SAFETY}" in p.text for p in shop_engine.index.passages)  # its own label
+    assert not any("gid://shopify/Metaobject" in p.text for p in shop_engine.index.passages)
 
 
 def test_there_are_enough_checks_of_every_kind() -> None:
@@ -877,4 +880,5 @@ def test_at_least_95_percent_of_the_checks_pass(answers: list[tuple[Check, list[
     report = "\n".join(
         f"- {check.query!r} ids={list(check.ids)} {why}\n    got: {got!r}" for check, why, got in failures
     )
+    print(f"third unseen shop: {len(answers) - len(failures)} of {len(answers)} checks pass ({rate:.1%})\n{report}")
     assert rate >= 0.95, f"{rate:.1%} of {len(answers)} checks pass; failures:\n{report}"

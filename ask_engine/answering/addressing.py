@@ -68,7 +68,8 @@ def ways_of(
         named = {c.name for c in CONCEPTS if mentions_concept(unit.text, c.name)}
         # a figure of another attribute is not the one asked: "how long is it guaranteed for?" is not answered by
         # "Waterproof rating: 28,000 mm"
-        other_attribute = bool(asked) and bool(named - asked)
+        # ("800 kcal" for "how many calories?" still answers when the same unit also says "freeze-dried")
+        other_attribute = bool(asked) and bool(named - asked) and not named & asked
         if not other_attribute and any(m.states.search(unit.text) for m in figures):
             ways.add("measure")
         # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?"

@@ -197,8 +197,9 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
     wanted = content_stems(thing) - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS
     if not wanted or len(thing.split()) > 5 or _POSSESSIVE_RE.match(thing):
         return None  # "do you sell my data?" asks about a practice, not goods
+    head = _head(thing)
     for doc in task.documents.values():
-        if doc.kind == "product" and wanted <= _product_words(doc):
+        if doc.kind == "product" and wanted <= _product_words(doc) and head in _heads(doc):
             return None  # the catalogue has one: the search answers
     selected = _select(work, targets)
     asked = wanted | (content_stems(verb) if verb in _SERVICE_VERBS else frozenset())
@@ -215,6 +216,18 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
     answer.meta(phrase("not_offered", thing=offered, shop=task.shop_name))
     work.notes.append(f"no product, policy or FAQ sentence names {offered!r}")
     return answer
+
+
+def _head(phrase: str) -> str:
+    """The stem of a phrase's last word, which names what it is ("bike lights" are lights, not bikes)."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", phrase)
+    return next(iter(content_stems(words[-1])), "") if words else ""
+
+
+def _heads(doc: Document) -> frozenset[str]:
+    """What a product is, by the last word of its title, product type and tags ("Beacon 800 Front Light",
+    "Bike Lights": a light)."""
+    return frozenset(_head(text) for text in [doc.title, doc.product_type or "", *doc.tags] if text)
 
 
 def _first_passage(task: Task, doc: Document) -> Evidence | None:

@@ -17,7 +17,16 @@ from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted,
 from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import _NUMBER, _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems, fact_key_matches, join_and, stem, third_person
+from ask_engine.language import (
+    CONCEPTS_BY_NAME,
+    Intent,
+    content_stems,
+    fact_key_matches,
+    join_and,
+    mentions_concept,
+    stem,
+    third_person,
+)
 from ask_engine.types import Document, Fact
 
 # A fact whose label the question does not mention must be this close to the question to answer it.
@@ -189,6 +198,12 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
             for fact in facts:
                 if fact_key_matches(fact.key, key) and _safe_fact(fact).value:
                     return [_safe_fact(fact)]
+    for name in work.intent.concepts:
+        # a notice that speaks of the attribute ("Not for use on children under 2 years" for "is it OK for my
+        # toddler?") comes closest of all
+        for fact in facts:
+            if fact.source == "disclosure" and mentions_concept(fact.value, name) and _safe_fact(fact).value:
+                return [_safe_fact(fact)]
     if not facts:
         return []
     for _, unit in ranked:

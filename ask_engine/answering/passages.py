@@ -30,7 +30,7 @@ from ask_engine.answering.sentences import (
     _with_context,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, join_and, stem
+from ask_engine.language import Intent, content_stems, country_codes_in, join_and
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Task
 
@@ -170,7 +170,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         and specific is None
         and best.semantic < 0.6
         and not any(
-            key in content_stems(u.text + " " + u.context)
+            key in _said_by(u)
             for u in ranked[:3]
             if not headed or headed & content_stems(u.context)  # not the parking of another place's section
         )
@@ -285,13 +285,20 @@ def _names_other_product(text: str, own_words: set[str]) -> bool:
     return False
 
 
+def _said_by(u: _Unit) -> frozenset[str]:
+    """The words a unit says, with its heading and its page's title, which name what all its sections are about
+    ("Monday to Saturday: 9:00am - 6:00pm" under "Our Stores — Fort William" speaks of a store)."""
+    title = u.evidence.passage.title if u.evidence.passage.kind == "page" else ""
+    return content_stems(f"{u.text} {u.context} {title}")
+
+
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
     (never a name, a number or a word naming the product in view)."""
     names = _query_names(intent.text)
     counts: dict[str, int] = {}
     for u in units:
-        words = content_stems(u.text + " " + u.context)
+        words = _said_by(u)
         for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS:
             if w in words and not w.isdigit():
                 counts[w] = counts.get(w, 0) + 1
@@ -314,7 +321,8 @@ def _absent_names(text: str, task: Task) -> list[str]:
     codes = set(country_codes_in(haystack))
     absent = []
     for name in names:
-        if stem(name) in words or set(country_codes_in(name, query=True)) & codes:
+        # a hyphenated name ("Betws-y-Coed") is found when all its parts are
+        if content_stems(name) <= words or set(country_codes_in(name, query=True)) & codes:
             continue
         absent.append(name)
     return absent

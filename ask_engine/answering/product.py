@@ -33,7 +33,7 @@ from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import CONCEPTS_BY_NAME, content_stems, fact_key_matches, mentions_concept
+from ask_engine.language import CONCEPTS, CONCEPTS_BY_NAME, content_stems, fact_key_matches, mentions_concept
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
 
@@ -224,11 +224,33 @@ def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
     words = (_attribute_stems(work.intent, doc) | content_stems(" ".join(_names_in(work.intent.text)))) - _title_stems(
         doc
     )
+    words -= _reference_stems(work.intent.text, doc)
 
     def states(text: str) -> bool:
         return any(mentions_concept(text, c) for c in wanted) or bool(words & content_stems(text))
 
     return [u for u in chosen if u.kind != "description" or states(u.text)]
+
+
+def _reference_stems(question: str, doc: Document) -> frozenset[str]:
+    """The words the question names the product with beyond its title: a word next to the title's words that the
+    product's own text uses too ("your SPF 50 sun cream" for "Sunscreen SPF 50", described as "sun cream"). They say
+    which product is meant, not what is asked about it; a name, or a word that names an attribute, never is."""
+    title = _title_stems(doc)
+    own = content_stems(" ".join([doc.body, doc.product_type or "", *doc.tags]))
+    tokens = re.findall(r"[\w'-]+", question)
+    stems = [next(iter(content_stems(t)), "") for t in tokens]
+    attribute = [any(mentions_concept(t, c.name) for c in CONCEPTS) for t in tokens]
+    inside = [bool(st) and st in title for st in stems]
+    changed = True
+    while changed:
+        changed = False
+        for i, st in enumerate(stems):
+            near = (i > 0 and inside[i - 1]) or (i + 1 < len(stems) and inside[i + 1])
+            # a name ("Shimano SLX") is what is asked about, not how the product is called
+            if not inside[i] and near and st and st in own and not attribute[i] and tokens[i].islower():
+                inside[i] = changed = True
+    return frozenset(st for st, named in zip(stems, inside, strict=True) if named and st not in title)
 
 
 def _lexicon_facts(

@@ -73,7 +73,9 @@ def product_units(doc: Document, *, untrusted: object = None) -> list[Unit]:
     is_untrusted = untrusted if callable(untrusted) else (lambda _text: False)
     units: list[Unit] = []
     for fact in doc.facts:
-        if fact.key in COMMERCE_KEYS:
+        # A disclosure notice answers through the attribute lexicon's keys ("allergens", "age_restricted"), not the
+        # ranker: it is several sentences of warnings, unlike the recorded facts the ranker was calibrated on.
+        if fact.key in COMMERCE_KEYS or fact.source == "disclosure":
             continue
         if fact.key.endswith("_options"):
             value = _option_values(fact)

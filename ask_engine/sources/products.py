@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from ask_engine.errors import SourceError
+from ask_engine.markup import readable_text
 from ask_engine.sources.files import _Reader
 from ask_engine.sources.ids import _dedupe, _gid, _numeric_tail, slugify
 from ask_engine.sources.markup import _text_lines, html_to_text
@@ -433,6 +434,11 @@ def _product_document(file: str, raw: _RawProduct, shop: ShopInfo) -> Document:
             content = _disclosure_text(file, mf)
             if content:
                 disclosures.append(Disclosure(code=mf.key, content=content, content_type="markdown"))
+                # the notice is also a recorded fact, so a question it answers ("does it contain nuts?", "can my
+                # 16-year-old buy it?") is answered from it, not only warned about
+                notice = readable_text(content)
+                if notice:
+                    facts.append(Fact(mf.key, mf.label or humanise_label(mf.key), notice, "disclosure"))
             continue
         if shop.facts_namespaces is not None and mf.namespace not in shop.facts_namespaces:
             continue
