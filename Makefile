@@ -92,7 +92,9 @@ fuzz: index
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
 	$(BIN)/python -m tests.fuzz_openapi --index $(INDEX) --max-examples $(FUZZ_EXAMPLES)
 
+# The replica figures share a Redis (store_url, else 127.0.0.1:6379): the redis extra goes in first.
 bench: setup-serve
+	$(BIN)/python -m pip install -q -e '.[redis]'
 	$(BIN)/python -m ask_engine.bench --out bench/results.json $(BENCH_ARGS)
 
 clean:

@@ -110,6 +110,17 @@ class Settings(BaseModel):
         "default (unset): on only when `host` is a loopback address",
     )
     store_path: str | None = Field(default=None, description="SQLite file; default: <index>/../<index name>.sqlite3")
+    store_url: str | None = Field(
+        default=None,
+        description="redis://host:port/db (or rediss://, unix://): conversations, idempotency keys and rate limits "
+        "in Redis, shared by every replica naming it; unset: SQLite (store_path) and in-memory rate limits",
+    )
+    store_prefix: str = Field(
+        default="ask-engine",
+        pattern=r"^[A-Za-z0-9._:-]{1,64}$",
+        description="prefix of every Redis key; the replicas of one deployment share it, other deployments on the "
+        "same Redis use their own",
+    )
     conversation_ttl_s: int = 24 * 3600
     idempotency_ttl_s: int = 24 * 3600
     max_body_bytes: int = Field(
@@ -131,6 +142,29 @@ class Settings(BaseModel):
         if not registry.known(kind, name):
             raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(registry.names(kind))}")
         return name
+
+    @field_validator("store_url")
+    @classmethod
+    def _redis_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.strip():
+            return None  # ASK_ENGINE_STORE_URL= (empty) keeps the SQLite default
+        if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("store_url must be a Redis URL: redis://host:port/db, rediss://... or unix:///path")
+        return url
+
+    @property
+    def redacted_store_url(self) -> str | None:
+        """`store_url` without its password, for logs and banners."""
+        if not self.store_url:
+            return None
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(self.store_url)
+        if parts.password is None:
+            return self.store_url
+        host = parts.hostname or ""
+        netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+        return urlunsplit(parts._replace(netloc=netloc))
 
     @property
     def loopback_profiles_allowed(self) -> bool:

@@ -75,9 +75,38 @@ def rfc3339(epoch_s: float) -> str:
     return datetime.fromtimestamp(int(epoch_s), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _owner_hash(owner: str) -> str:
-    # Owners may include a shopper credential: only its digest is stored.
+def owner_digest(owner: str) -> str:
+    """What a store keeps of an owner: owners may include a shopper credential, so only its SHA-256 hex."""
     return hashlib.sha256(owner.encode("utf-8")).hexdigest()
+
+
+def claim_or_wait(reserve: Callable[[], tuple[str, str | None, int | None]], wait_s: float) -> IdempotencyResult:
+    """Run `reserve` (one atomic step of a store) until it settles; the polling every store's `begin` shares.
+
+    `reserve` returns (state, response JSON, status) with state "new", "conflict", "done" or "pending" (another
+    request holds the key). Pending is polled with backoff for up to `wait_s`; then StoreError.
+    """
+    deadline = time.monotonic() + max(0.0, wait_s)
+    delay = 0.01
+    while True:
+        state, response, status = reserve()
+        if state == "new":
+            return IdempotencyResult("new")
+        if state == "conflict":
+            return IdempotencyResult("conflict")
+        if state == "done":
+            try:
+                stored = json.loads(response) if response is not None else None
+            except ValueError as exc:
+                raise StoreError(f"idempotency store holds an unreadable response: {exc}") from exc
+            if not isinstance(stored, dict):
+                raise StoreError("idempotency store holds an unreadable response")
+            return IdempotencyResult("replay", stored, int(status) if status is not None else None)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise StoreError("an earlier request with this idempotency key is still in progress")
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 2, 0.2)
 
 
 class SqliteStore:
@@ -87,6 +116,8 @@ class SqliteStore:
     processes share the file, and the idempotency reservation runs in a `BEGIN IMMEDIATE` transaction so it is
     atomic across them. Every SQLite error is raised as `StoreError`, so callers fail closed.
     """
+
+    backend = "sqlite"
 
     def __init__(
         self,
@@ -166,7 +197,7 @@ class SqliteStore:
         with self._db(write=True) as db:
             db.execute(
                 "INSERT INTO conversations (id, owner_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                (conversation_id, _owner_hash(owner), now, expires),
+                (conversation_id, owner_digest(owner), now, expires),
             )
         return conversation_id, rfc3339(expires)
 
@@ -175,7 +206,7 @@ class SqliteStore:
         if not conversation_id or len(conversation_id) > _MAX_ID_CHARS:
             return None
         row = db.execute("SELECT owner_hash, expires_at FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
-        if row is None or not hmac.compare_digest(str(row[0]), _owner_hash(owner)):
+        if row is None or not hmac.compare_digest(str(row[0]), owner_digest(owner)):
             return None
         return True, float(row[1])
 
@@ -260,28 +291,8 @@ class SqliteStore:
         request still in flight is waited for (up to `wait_s`, polling); if it never completes, StoreError.
         """
         self._maybe_purge()
-        owner_h = _owner_hash(owner)
-        deadline = time.monotonic() + max(0.0, wait_s)
-        delay = 0.01
-        while True:
-            state, response, status = self._reserve(key, owner_h, payload_hash)
-            if state == "new":
-                return IdempotencyResult("new")
-            if state == "conflict":
-                return IdempotencyResult("conflict")
-            if state == "done":
-                try:
-                    stored = json.loads(response) if response is not None else None
-                except ValueError as exc:
-                    raise StoreError(f"idempotency store holds an unreadable response: {exc}") from exc
-                if not isinstance(stored, dict):
-                    raise StoreError("idempotency store holds an unreadable response")
-                return IdempotencyResult("replay", stored, int(status) if status is not None else None)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise StoreError("an earlier request with this idempotency key is still in progress")
-            time.sleep(min(delay, remaining))
-            delay = min(delay * 2, 0.2)
+        owner_h = owner_digest(owner)
+        return claim_or_wait(lambda: self._reserve(key, owner_h, payload_hash), wait_s)
 
     def finish(self, key: str, owner: str, response: dict[str, Any], status: int = 200) -> None:
         """Store the response of a request that `begin` reserved; it is replayed for the idempotency TTL."""
@@ -291,7 +302,7 @@ class SqliteStore:
             db.execute(
                 "UPDATE idempotency SET state = 'done', response = ?, status = ?, expires_at = ? "
                 "WHERE owner_hash = ? AND key = ?",
-                (blob, status, now + self._idempotency_ttl_s, _owner_hash(owner), key),
+                (blob, status, now + self._idempotency_ttl_s, owner_digest(owner), key),
             )
 
     def abandon(self, key: str, owner: str) -> None:
@@ -299,7 +310,7 @@ class SqliteStore:
         with self._db(write=True) as db:
             db.execute(
                 "DELETE FROM idempotency WHERE owner_hash = ? AND key = ? AND state = 'pending'",
-                (_owner_hash(owner), key),
+                (owner_digest(owner), key),
             )
 
     # --- housekeeping -----------------------------------------------------------------------------------

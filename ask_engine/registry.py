@@ -41,10 +41,12 @@ _BUILTINS: dict[str, dict[str, str]] = {
     "conversation_store": {
         "sqlite": "ask_engine.conversations:SqliteStore",
         "memory": "ask_engine.testing:MemoryStore",
+        "redis": "ask_engine.redis_store:RedisStore",  # RedisStore(url, prefix=...): shared by replicas
     },
     "idempotency_store": {
         "sqlite": "ask_engine.conversations:SqliteStore",
         "memory": "ask_engine.testing:MemoryStore",
+        "redis": "ask_engine.redis_store:RedisStore",  # RedisStore(url, prefix=...): shared by replicas
     },
 }
 _REGISTERED: dict[str, dict[str, Any]] = {}

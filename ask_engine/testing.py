@@ -164,6 +164,8 @@ class MemoryStore:
     """Conversations and idempotency records in memory, with `SqliteStore`'s semantics (owners, sliding expiry,
     replay / conflict, waiting on an identical request in flight). Thread-safe; gone when the process ends."""
 
+    backend = "memory"
+
     def __init__(
         self,
         *,

@@ -62,3 +62,26 @@ def engine(sample_index: Path, embedder: Any) -> Iterator[Any]:
     eng = Engine.open(sample_index, embedder=embedder)
     yield eng
     eng.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The local Redis (tests.redis_helpers.REDIS_URL); the test is skipped, saying why, when none answers."""
+    from tests.redis_helpers import REDIS_URL, unreachable_reason
+
+    reason = unreachable_reason(REDIS_URL)
+    if reason is not None:
+        if os.environ.get("REQUIRE_REDIS"):  # .ci/run: CI has Redis, so its absence is a failure, not a skip
+            pytest.fail(f"REQUIRE_REDIS is set but {reason}")
+        pytest.skip(reason)
+    return REDIS_URL
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str) -> Iterator[str]:
+    """A key prefix of this test's own, and its keys removed afterwards."""
+    from tests.redis_helpers import delete_prefix, fresh_prefix
+
+    prefix = fresh_prefix()
+    yield prefix
+    delete_prefix(redis_url, prefix)

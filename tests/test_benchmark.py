@@ -171,7 +171,7 @@ def test_quick_benchmark_returns_every_figure_and_prints_them(tmp_path: Path, on
     assert {"date", "machine", "versions", "model", "note", "ask", "indexing", "incremental", "synthetic"} <= set(
         results
     )
-    assert results["server"] is None
+    assert results["server"] is None and results["replicas"] is None
     assert results["machine"]["cpu_count"] and results["versions"]["torch"]
     ask = results["ask"]
     assert ask["ask_ms"]["n"] == ask["embed_query_ms"]["n"] == 12
@@ -213,3 +213,30 @@ def test_served_benchmark_gets_an_answer_for_every_request_at_each_concurrency(
     for level in served["levels"]:
         assert level["statuses"] == {"200": 3} and level["ok"] == 3
         assert level["requests_per_s"] > 0 and level["latency_ms"]["n"] == 3
+
+
+@pytest.mark.slow
+def test_replica_benchmark_spreads_the_load_over_replicas_sharing_redis(
+    tmp_path: Path, one_torch_thread: None, embedder: Any, redis_url: str
+) -> None:
+    from ask_engine.bench import bench_replicas
+    from ask_engine.indexer import build_index
+
+    shop = write_synthetic_shop(tmp_path / "shop", 8, seed=3)
+    build_index(shop, tmp_path / "index", embedder=embedder, progress=False)
+    questions = product_questions(shop, 2 * 2 + 6)
+
+    result = bench_replicas(tmp_path / "index", questions, redis_url, counts=(2,), requests=6, concurrency=2, warmup=2)
+
+    (run,) = result["runs"]
+    assert run["replicas"] == 2 and run["store"] == ["ok"]  # both replicas on the Redis, and it answered
+    assert run["statuses"] == {"200": 6} and run["ok"] == 6
+    assert run["requests_per_s"] > 0 and run["latency_ms"]["n"] == 6
+
+    from rich.console import Console
+
+    from ask_engine.bench.benchmark import print_replicas
+
+    out = io.StringIO()
+    print_replicas(result, Console(file=out, width=140))
+    assert "Replicas sharing one Redis" in out.getvalue()

@@ -32,13 +32,14 @@ from ask_engine.bench.latency import (
     product_questions,
 )
 from ask_engine.bench.measure import _load_average, _log, machine_info
-from ask_engine.bench.served import CONCURRENCY, bench_server
+from ask_engine.bench.served import CONCURRENCY, REPLICAS, bench_replicas, bench_server, redis_unreachable
 
 if TYPE_CHECKING:
     from ask_engine.config import Settings
 
 SAMPLE_SHOP = Path(__file__).resolve().parents[2] / "eval" / "shops" / "fjord-fell"
 DEFAULT_SIZES = (1000, 10000)
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"  # the replica figures' store unless settings name one (store_url)
 NOTE = (
     "Measured on a shared machine (other jobs were running: see load_average); absolute figures move with the load, "
     "the ratios against the embedding model measured in the same run are the figures to compare."
@@ -54,6 +55,7 @@ def run_benchmark(
     server: bool | None = None,
     requests: int = 200,
     settings: Settings | None = None,
+    replicas: Sequence[int] = REPLICAS,
 ) -> dict[str, Any]:
     """Every benchmark; returns the results `--out` writes. `quick`: fewer questions, sizes [200], no server."""
     from ask_engine.config import Settings
@@ -108,6 +110,18 @@ def run_benchmark(
             _log("serving the sample index")
             needed = 8 + requests * len(CONCURRENCY)
             results["server"] = bench_server(index, product_questions(shop, needed), requests=requests)
+        results["replicas"] = None
+        if server and replicas:
+            store_url = settings.store_url or LOCAL_REDIS
+            skipped = redis_unreachable(store_url)
+            if skipped is None:
+                _log(f"serving the sample index from {', '.join(map(str, replicas))} replica(s)")
+                per_run = max(24, requests // 2)
+                needed = sum(4 * n + per_run for n in replicas)
+                questions_for = product_questions(shop, needed)
+                results["replicas"] = bench_replicas(index, questions_for, store_url, counts=replicas, requests=per_run)
+            else:
+                results["replicas"] = {"skipped": skipped}
     results["load_average"] = {"start": load_start, "end": _load_average()}
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     return results
@@ -211,16 +225,43 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
                 str(level["requests"] - level["ok"]),
             )
         console.print(table)
+    print_replicas(results.get("replicas"), console)
     console.print(f"[dim]{results['note']}[/]")
+
+
+def print_replicas(replicas: dict[str, Any] | None, console: Any) -> None:
+    """The replica figures as a table (or why they were skipped)."""
+    from rich.table import Table
+
+    if not replicas:
+        return
+    if "skipped" in replicas:
+        console.print(f"Replicas sharing Redis: skipped ({replicas['skipped']})")
+        return
+    table = Table(
+        title=f"Replicas sharing one Redis ({replicas['requests_per_run']} requests, {replicas['cpu_count']} cores)"
+    )
+    for column in ("replicas", "concurrency", "req/s", "p50 ms", "p95 ms", "non-200"):
+        table.add_column(column, justify="right")
+    for run in replicas["runs"]:
+        table.add_row(
+            str(run["replicas"]),
+            str(run["concurrency"]),
+            f"{run['requests_per_s']:,.2f}",
+            _ms(run["latency_ms"], "p50"),
+            _ms(run["latency_ms"], "p95"),
+            str(run["requests"] - run["ok"]),
+        )
+    console.print(table)
 
 
 def _sizes(text: str) -> list[int]:
     try:
         sizes = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated product counts, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected comma-separated counts, got {text!r}") from None
     if not sizes or any(n < 1 for n in sizes):
-        raise argparse.ArgumentTypeError("product counts must be positive")
+        raise argparse.ArgumentTypeError("counts must be positive")
     return sizes
 
 
@@ -232,6 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shop", type=Path, default=SAMPLE_SHOP, help="shop folder for the in-process figures")
     parser.add_argument("--requests", type=int, default=200, help="served requests per concurrency level")
     parser.add_argument("--no-server", action="store_true", help="skip the served requests/second figures")
+    parser.add_argument(
+        "--replicas",
+        type=_sizes,
+        default=REPLICAS,
+        help="replica counts sharing one Redis (store_url, else the local Redis) for the served figures (default 1,3)",
+    )
     parser.add_argument("--workdir", type=Path, help="keep indexes and shops here (default: a temporary folder)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's own choice)")
     parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON on stdout
@@ -258,6 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workdir=args.workdir,
         server=False if args.no_server else None,
         requests=args.requests,
+        replicas=args.replicas,
     )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""Served UCP REST requests/second: `ask-engine serve` in a subprocess, driven at several concurrency levels."""
+"""Served UCP REST requests/second: `ask-engine serve` in a subprocess, driven at several concurrency levels; and
+1 or 3 replicas sharing one Redis store, the load spread over them."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ask_engine.bench.measure import _log, percentiles
 
 CONCURRENCY = (1, 4, 16)
+REPLICAS = (1, 3)
 
 
 def _free_port() -> int:
@@ -27,13 +31,14 @@ def _free_port() -> int:
 
 
 async def _drive(
-    url: str, headers: dict[str, str], bodies: Sequence[dict[str, Any]], concurrency: int
+    urls: Sequence[str], headers: dict[str, str], bodies: Sequence[dict[str, Any]], concurrency: int
 ) -> dict[str, Any]:
+    """Send `bodies` with `concurrency` clients, request i to urls[i % len(urls)] (a round-robin balancer)."""
     import httpx
 
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    for body in bodies:
-        queue.put_nowait(body)
+    queue: asyncio.Queue[tuple[int, dict[str, Any]]] = asyncio.Queue()
+    for item in enumerate(bodies):
+        queue.put_nowait(item)
     latencies: list[float] = []
     statuses: dict[str, int] = defaultdict(int)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
@@ -41,10 +46,10 @@ async def _drive(
 
         async def worker() -> None:
             while not queue.empty():
-                body = queue.get_nowait()
+                i, body = queue.get_nowait()
                 start = time.perf_counter()
                 try:
-                    response = await client.post(url, json=body)
+                    response = await client.post(urls[i % len(urls)], json=body)
                     status = str(response.status_code)
                 except httpx.HTTPError as exc:
                     status = type(exc).__name__
@@ -66,6 +71,65 @@ async def _drive(
     }
 
 
+@contextmanager
+def _servers(
+    index_dir: Path, count: int, *, env_extra: dict[str, str] | None = None, startup_timeout_s: float = 300.0
+) -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    """`count` `ask-engine serve` subprocesses over `index_dir` (started together); yields (base URL, /healthz)."""
+    import httpx
+
+    env = dict(os.environ)
+    # The load comes from one address: lift the per-client limits, which would otherwise measure the limiter.
+    env["ASK_ENGINE_RATE_LIMIT_PER_MINUTE"] = str(10**9)
+    env["ASK_ENGINE_RATE_LIMIT_PER_HOUR"] = str(10**9)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.update(env_extra or {})
+    started: list[tuple[subprocess.Popen[bytes], str, Path]] = []
+    try:
+        for _ in range(count):
+            port = _free_port()
+            log_path = index_dir.parent / f"serve-{port}.log"
+            cmd = [sys.executable, "-m", "ask_engine.cli", "serve", "--index", str(index_dir), "--host", "127.0.0.1"]
+            cmd += ["--port", str(port)]
+            with log_path.open("w") as log:
+                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+            started.append((proc, f"http://127.0.0.1:{port}", log_path))
+        deadline = time.monotonic() + startup_timeout_s
+        ready: list[tuple[str, dict[str, Any]]] = []
+        for proc, base, log_path in started:
+            while True:
+                if proc.poll() is not None:
+                    tail = log_path.read_text(errors="replace")[-2000:]
+                    raise RuntimeError(f"ask-engine serve exited with {proc.returncode}:\n{tail}")
+                try:
+                    response = httpx.get(base + "/healthz", timeout=2.0)
+                    if response.status_code == 200:
+                        ready.append((base, response.json()))
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"ask-engine serve did not answer /healthz within {startup_timeout_s:.0f} s")
+                time.sleep(0.25)
+        yield ready
+    finally:
+        for proc, _, _ in started:
+            proc.terminate()
+        for proc, _, _ in started:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _ask_urls(bases: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    from ask_engine.server import discovery
+
+    urls = [f"{base}{discovery.REST_PATH}/ask" for base in bases]
+    return urls, {"UCP-Agent": f'profile="{bases[0]}{discovery.DEMO_AGENT_PATH}"'}
+
+
 def bench_server(
     index_dir: Path,
     questions: Sequence[dict[str, Any]],
@@ -80,56 +144,17 @@ def bench_server(
     `questions` must hold warmup + requests × levels requests; each is sent once (in order), so no answer comes from
     a cache the previous level filled.
     """
-    import httpx
-
-    from ask_engine.server import discovery
-
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = dict(os.environ)
-    # The load comes from one address: lift the per-client limits, which would otherwise measure the limiter.
-    env["ASK_ENGINE_RATE_LIMIT_PER_MINUTE"] = str(10**9)
-    env["ASK_ENGINE_RATE_LIMIT_PER_HOUR"] = str(10**9)
-    env.setdefault("HF_HUB_OFFLINE", "1")
-    log_path = index_dir.parent / f"serve-{port}.log"
-    cmd = [sys.executable, "-m", "ask_engine.cli", "serve", "--index", str(index_dir), "--host", "127.0.0.1"]
-    cmd += ["--port", str(port)]
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-        try:
-            deadline = time.monotonic() + startup_timeout_s
-            health: dict[str, Any] = {}
-            while True:
-                if proc.poll() is not None:
-                    tail = log_path.read_text(errors="replace")[-2000:]
-                    raise RuntimeError(f"ask-engine serve exited with {proc.returncode}:\n{tail}")
-                try:
-                    response = httpx.get(base + "/healthz", timeout=2.0)
-                    if response.status_code == 200:
-                        health = response.json()
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"ask-engine serve did not answer /healthz within {startup_timeout_s:.0f} s")
-                time.sleep(0.25)
-            url = f"{base}{discovery.REST_PATH}/ask"
-            headers = {"UCP-Agent": f'profile="{base}{discovery.DEMO_AGENT_PATH}"'}
-            asyncio.run(_drive(url, headers, questions[:warmup], 1))
-            levels = []
-            offset = warmup
-            for level in concurrency:
-                bodies = questions[offset : offset + requests]
-                offset += requests
-                levels.append(asyncio.run(_drive(url, headers, bodies, level)))
-                _log(f"served at concurrency {level}: {levels[-1]['requests_per_s']} req/s")
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with _servers(index_dir, 1, startup_timeout_s=startup_timeout_s) as ready:
+        (base, health), *_ = ready
+        urls, headers = _ask_urls([base])
+        asyncio.run(_drive(urls, headers, questions[:warmup], 1))
+        levels = []
+        offset = warmup
+        for level in concurrency:
+            bodies = questions[offset : offset + requests]
+            offset += requests
+            levels.append(asyncio.run(_drive(urls, headers, bodies, level)))
+            _log(f"served at concurrency {level}: {levels[-1]['requests_per_s']} req/s")
     distinct = len({json.dumps(q, sort_keys=True) for q in questions[: warmup + requests * len(concurrency)]})
     return {
         "command": "ask-engine serve (uvicorn, one process), rate limits lifted",
@@ -139,3 +164,60 @@ def bench_server(
         "distinct_questions": distinct,
         "levels": levels,
     }
+
+
+def bench_replicas(
+    index_dir: Path,
+    questions: Sequence[dict[str, Any]],
+    store_url: str,
+    *,
+    counts: Sequence[int] = REPLICAS,
+    requests: int = 120,
+    concurrency: int = 8,
+    warmup: int = 4,
+    startup_timeout_s: float = 300.0,
+) -> dict[str, Any]:
+    """Served requests/s with 1, 3, … replicas of `ask-engine serve` sharing one Redis (`store_url`), the load spread
+    round robin over them, `concurrency` clients; each count under its own key prefix. On one machine the replicas
+    share its cores, so the figures say what sharing costs, not what more machines would add.
+
+    `questions` must hold (warmup × count + requests) for each count; each is sent once.
+    """
+    runs = []
+    offset = 0
+    for count in counts:
+        prefix = f"ask-engine-bench:{uuid.uuid4().hex[:8]}"
+        env = {"ASK_ENGINE_STORE_URL": store_url, "ASK_ENGINE_STORE_PREFIX": prefix}
+        _log(f"starting {count} replica(s) sharing {store_url}")
+        with _servers(index_dir, count, env_extra=env, startup_timeout_s=startup_timeout_s) as ready:
+            stores = sorted({shop.get("store", "?") for _, health in ready for shop in health.get("shops", [])})
+            urls, headers = _ask_urls([base for base, _ in ready])
+            # every replica warmed up (its model's first calls are slow), then the measured round
+            asyncio.run(_drive(urls, headers, questions[offset : offset + warmup * count], count))
+            offset += warmup * count
+            run = asyncio.run(_drive(urls, headers, questions[offset : offset + requests], concurrency))
+            offset += requests
+        _log(f"{count} replica(s): {run['requests_per_s']} req/s")
+        runs.append({"replicas": count, "store": stores, **run})
+    return {
+        "command": "N × ask-engine serve (uvicorn), one Redis store_url, rate limits lifted, round-robin client",
+        "cpu_count": os.cpu_count(),
+        "requests_per_run": requests,
+        "runs": runs,
+    }
+
+
+def redis_unreachable(url: str) -> str | None:
+    """None when a Redis answers at `url`; else why the replica figures are skipped."""
+    try:
+        import redis
+    except ImportError:
+        return "redis-py is not installed (pip install 'ask-engine[redis]')"
+    client = redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=2.0)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        return f"no Redis answers at {url}: {exc}"
+    finally:
+        client.close()
+    return None

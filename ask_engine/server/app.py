@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
     from ask_engine.conversations import SqliteStore
     from ask_engine.engine import Engine
+    from ask_engine.redis_store import RedisStore
+    from ask_engine.server.auth import Limiter
+
+    Store = SqliteStore | RedisStore
 
 logger = logging.getLogger("ask_engine.server")
 
@@ -37,7 +41,7 @@ _SHOP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 class OpenedShop:
     name: str
     engine: Engine
-    store: SqliteStore | None
+    store: Store | None
 
 
 def shop_name(index_dir: str | Path) -> str:
@@ -56,9 +60,32 @@ def store_path_for(settings: Settings, index_dir: str | Path, name: str, *, seve
     return Path(index_dir).resolve().parent / f"{name}.sqlite3"
 
 
-def open_shops(index_dirs: Sequence[str | Path], settings: Settings, *, embedder: Any = None) -> list[OpenedShop]:
-    """Open an Engine (with its SQLite conversation store) for each index folder; names must be unique."""
+def open_store(settings: Settings, index_dir: str | Path, name: str, *, several: bool) -> Store:
+    """The shop's conversation and idempotency store: Redis when `store_url` is set (keys under
+    `<store_prefix>:<shop name>`, shared by every replica), else the SQLite file of `store_path_for`."""
+    if settings.store_url:
+        from ask_engine.redis_store import RedisStore
+
+        store = RedisStore(
+            settings.store_url,
+            prefix=f"{settings.store_prefix}:{name}",
+            conversation_ttl_s=settings.conversation_ttl_s,
+            idempotency_ttl_s=settings.idempotency_ttl_s,
+        )
+        if not store.ping():  # start anyway: requests fail closed (503) until Redis answers, then just work
+            logger.warning("the store at %s does not answer; asks get 503 until it does", settings.redacted_store_url)
+        return store
     from ask_engine.conversations import SqliteStore
+
+    return SqliteStore(
+        store_path_for(settings, index_dir, name, several=several),
+        conversation_ttl_s=settings.conversation_ttl_s,
+        idempotency_ttl_s=settings.idempotency_ttl_s,
+    )
+
+
+def open_shops(index_dirs: Sequence[str | Path], settings: Settings, *, embedder: Any = None) -> list[OpenedShop]:
+    """Open an Engine (with its conversation store) for each index folder; names must be unique."""
     from ask_engine.engine import Engine
 
     names = [shop_name(d) for d in index_dirs]
@@ -68,11 +95,7 @@ def open_shops(index_dirs: Sequence[str | Path], settings: Settings, *, embedder
     opened: list[OpenedShop] = []
     try:
         for index_dir, name in zip(index_dirs, names, strict=True):
-            store = SqliteStore(
-                store_path_for(settings, index_dir, name, several=len(names) > 1),
-                conversation_ttl_s=settings.conversation_ttl_s,
-                idempotency_ttl_s=settings.idempotency_ttl_s,
-            )
+            store = open_store(settings, index_dir, name, several=len(names) > 1)
             try:
                 engine = Engine.open(index_dir, settings, embedder=embedder, store=store)
             except BaseException:
@@ -99,15 +122,32 @@ def close_shops(shops: Sequence[OpenedShop]) -> None:
                 shop.store.close()
 
 
-def build_services(shops: Sequence[OpenedShop], settings: Settings) -> list[ShopService]:
+def rate_limiter_for(settings: Settings) -> Limiter:
+    """Rate limits in Redis (exact across replicas) when `store_url` is set, else in this process's memory."""
+    if settings.store_url:
+        from ask_engine.server.redis_limits import RedisRateLimiter
+
+        return RedisRateLimiter(
+            settings.store_url,
+            settings.rate_limit_per_minute,
+            settings.rate_limit_per_hour,
+            prefix=f"{settings.store_prefix}:rate",
+        )
+    from ask_engine.server.auth import RateLimiter
+
+    return RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_per_hour)
+
+
+def build_services(
+    shops: Sequence[OpenedShop], settings: Settings, *, rate_limiter: Limiter | None = None
+) -> list[ShopService]:
     """One ShopService per shop; they share the negotiator (profile cache), rate limits and engine workers."""
     import anyio
 
-    from ask_engine.server.auth import RateLimiter
     from ask_engine.server.negotiation import Negotiator
 
     negotiator = Negotiator(settings)
-    rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_per_hour)
+    rate_limiter = rate_limiter or rate_limiter_for(settings)
     workers = anyio.CapacityLimiter(settings.max_concurrency)
     threads = anyio.CapacityLimiter(settings.max_concurrency)
     waiters = anyio.CapacityLimiter(IDEMPOTENCY_WAITERS)
@@ -147,12 +187,14 @@ def create_app(
     settings: Settings | None = None,
     *,
     engines: Mapping[str, Engine] | None = None,
-    stores: Mapping[str, SqliteStore | None] | None = None,
+    stores: Mapping[str, Store | None] | None = None,
+    embedder: Any = None,
 ) -> Starlette:
     """The ASGI app serving every shop under /shops/<name>/..., and the first one also at the root paths.
 
-    Give `index_dirs` (engines and stores are opened here, and closed on shutdown) or ready `engines` keyed by
-    shop name, with `stores` (idempotency stores by shop name; default: the engine's own `store`, if any).
+    Give `index_dirs` (engines and stores are opened here, and closed on shutdown; `embedder`: a loaded one to
+    share, else one from settings) or ready `engines` keyed by shop name, with `stores` (idempotency stores by shop
+    name; default: the engine's own `store`, if any).
     """
     from starlette.applications import Starlette
 
@@ -164,7 +206,7 @@ def create_app(
     if engines is None:
         if not index_dirs:
             raise AskEngineError("create_app needs index_dirs or engines")
-        owned = open_shops(index_dirs, settings)
+        owned = open_shops(index_dirs, settings, embedder=embedder)
         shops = list(owned)
     else:
         shops = [
@@ -177,7 +219,8 @@ def create_app(
         if not _SHOP_NAME.match(shop.name):
             raise AskEngineError(f"{shop.name!r} is not a URL-safe shop name (letters, digits, ._-)")
 
-    services = build_services(shops, settings)
+    rate_limiter = rate_limiter_for(settings)
+    services = build_services(shops, settings, rate_limiter=rate_limiter)
 
     routes: list[Any] = []
     endpoints: list[McpEndpoint] = []
@@ -203,6 +246,10 @@ def create_app(
                     tasks.cancel_scope.cancel()
             finally:
                 close_shops(owned)
+                aclose = getattr(rate_limiter, "aclose", None)
+                if aclose is not None:
+                    with contextlib.suppress(Exception):
+                        await aclose()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     # Exact paths only: a trailing-slash variant is a 404, never a redirect (discovery must not redirect).

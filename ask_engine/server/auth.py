@@ -10,6 +10,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from ask_engine.config import Settings
 from ask_engine.errors import AuthError
@@ -70,6 +71,14 @@ def authenticate(headers: Mapping[str, str], settings: Settings) -> Agent:
     return Agent(key_id(match[0]), match[1])
 
 
+class Limiter(Protocol):
+    """What the server asks of a rate limiter: `RateLimiter` (one process) or `RedisRateLimiter` (every replica)."""
+
+    async def admit(self, key_id: str) -> tuple[float, float] | None:
+        """None when the request is allowed (and counted); else (seconds to wait, the refusing window's span)."""
+        ...
+
+
 class RateLimiter:
     """Sliding-window limits per key: at most `per_minute` requests in any 60 s and `per_hour` in any 3600 s.
 
@@ -119,6 +128,10 @@ class RateLimiter:
                 log.append(now)
             self._evict(now)
             return None
+
+    async def admit(self, key_id: str) -> tuple[float, float] | None:
+        """`check_window`, as the server calls every `Limiter` (it never blocks: an in-memory step)."""
+        return self.check_window(key_id)
 
     def __len__(self) -> int:
         """How many keys are tracked."""

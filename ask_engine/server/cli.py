@@ -60,6 +60,11 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
         auth = []
         per = "per client address"
     lines.append(f"Limits: {settings.rate_limit_per_minute}/minute and {settings.rate_limit_per_hour}/hour {per}.")
+    if settings.store_url:
+        lines.append(
+            f"Store: Redis at {settings.redacted_store_url} (prefix {settings.store_prefix}): conversations, "
+            "idempotency keys and rate limits shared by every replica that names it."
+        )
     lines.append("")
 
     if settings.trust_profiles:

@@ -158,7 +158,13 @@ def shop_routes(prefix: str, service: ShopService, *, ucp_mcp: ASGIApp, shop_mcp
 
 
 def _shop_health(service: ShopService) -> dict[str, Any]:
-    """What /healthz says of one shop: which index version it answers from, and how much is in it."""
+    """What /healthz says of one shop: which index version it answers from, how much is in it, and its store.
+
+    Every replica announces its index version, so a rollout over replicas sharing one index folder can be watched
+    until all name the same one. A store that does not answer shows as `"store": "unreachable"` while the status
+    stays 200: the replica is up and answers 503 + Retry-After itself, which a balancer should pass on rather than
+    drop every replica of a shared store at once. Blocking (the store's ping): call off the event loop.
+    """
     engine = service.engine
     info: dict[str, Any] = {"name": service.name, "shop": engine.shop.name, "url": engine.shop.url}
     index = getattr(engine, "index", None)
@@ -166,7 +172,11 @@ def _shop_health(service: ShopService) -> dict[str, Any]:
         info["index_version"] = index.version
         info["documents"] = len(index.documents)
         info["passages"] = len(index.passages)
-    info["conversations"] = "sqlite" if service.store is not None else "off"
+    store = service.store
+    info["conversations"] = getattr(store, "backend", "custom") if store is not None else "off"
+    ping = getattr(store, "ping", None)
+    if callable(ping):
+        info["store"] = "ok" if ping() else "unreachable"
     status = getattr(engine, "generator_status", None)
     if callable(status):
         info["generator"] = status()  # an LLM outage shows here (state breaker_open) while answers stay 200
@@ -180,11 +190,13 @@ def global_routes(services: Sequence[ShopService], settings: Settings) -> list[B
     from ask_engine import __version__
 
     async def healthz(request: Request) -> Response:
+        import anyio
+
         shops = []
         ok = True
         for service in services:
             try:
-                shops.append(_shop_health(service))
+                shops.append(await anyio.to_thread.run_sync(_shop_health, service))
             except Exception as exc:
                 ok = False
                 logger.error("health check of shop %s failed: %s", service.name, exc)

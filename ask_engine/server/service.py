@@ -24,9 +24,9 @@ from ask_engine.server.discovery import IDEMPOTENCY_KEY
 if TYPE_CHECKING:
     import anyio
 
-    from ask_engine.conversations import SqliteStore
     from ask_engine.engine import Engine
-    from ask_engine.server.auth import RateLimiter
+    from ask_engine.protocols import IdempotencyStore
+    from ask_engine.server.auth import Limiter
     from ask_engine.server.negotiation import Negotiator
 
 logger = logging.getLogger("ask_engine.server")
@@ -119,9 +119,9 @@ class ShopService:
         engine: Engine,
         settings: Settings,
         *,
-        store: SqliteStore | None,
+        store: IdempotencyStore | None,
         negotiator: Negotiator,
-        rate_limiter: RateLimiter,
+        rate_limiter: Limiter,
         workers: anyio.CapacityLimiter,
         threads: anyio.CapacityLimiter,
         waiters: anyio.CapacityLimiter,
@@ -154,7 +154,7 @@ class ShopService:
         try:
             try:
                 caller = LOCAL_CALLER if call.headers is None else self.authenticate(call.headers, call.client_host)
-                self.check_rate(caller)
+                await self.check_rate(caller)
                 payload = call.payload()
                 if call.profile is not None:
                     version = await self.negotiate(call.profile(payload))
@@ -193,10 +193,13 @@ class ShopService:
 
     # 2. rate limit ------------------------------------------------------------------------------------
 
-    def check_rate(self, caller: Caller) -> None:
+    async def check_rate(self, caller: Caller) -> None:
         if caller.bucket is None:
             return
-        refused = self._rate_limiter.check_window(caller.bucket)
+        try:
+            refused = await self._rate_limiter.admit(caller.bucket)
+        except StoreError as exc:  # limits shared through a store that is down: fail closed, never unlimited
+            raise self._store_down(exc) from None
         if refused is not None:
             wait, span = refused
             seconds = max(1, int(-(-wait // 1)))  # whole seconds, rounded up
@@ -322,7 +325,7 @@ class ShopService:
     async def _store_call(self, fn: Callable[[], T], *, limiter: anyio.CapacityLimiter | None = None) -> T:
         import anyio
 
-        # SQLite calls block (and `begin` may wait on an identical request in flight): off the event loop.
+        # Store calls block (SQLite, Redis; and `begin` may wait on an identical request in flight): off the loop.
         return await anyio.to_thread.run_sync(fn, limiter=limiter)
 
     def _overloaded(self) -> ProtocolError:
