@@ -30,10 +30,17 @@ def capability_entry(version: str) -> dict[str, Any]:
     }
 
 
-def business_profile(base_url: str, version: str, *, older_versions: Mapping[str, str] | None = None) -> dict[str, Any]:
+def business_profile(
+    base_url: str,
+    version: str,
+    *,
+    older_versions: Mapping[str, str] | None = None,
+    keys: Sequence[Mapping[str, str]] = (),
+) -> dict[str, Any]:
     """The business profile for one shop served at `base_url` (scheme://host[:port][/shops/<name>], no slash).
 
-    `older_versions` maps other protocol versions this server also answers to the URL of their profile.
+    `older_versions` maps other protocol versions this server also answers to the URL of their profile; `keys` are
+    the public JWKs its responses are signed with (the profile's top-level `keys[]`, a JWK Set).
     """
     spec = _ucp_dev(version, "specification/overview")
     ucp: dict[str, Any] = {
@@ -61,7 +68,10 @@ def business_profile(base_url: str, version: str, *, older_versions: Mapping[str
     }
     if older_versions:
         ucp["supported_versions"] = dict(older_versions)
-    return {"ucp": ucp}
+    profile: dict[str, Any] = {"ucp": ucp}
+    if keys:
+        profile["keys"] = [dict(key) for key in keys]
+    return profile
 
 
 def demo_agent_profile(newest: str, versions: Sequence[str]) -> dict[str, Any]:
