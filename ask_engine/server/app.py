@@ -157,7 +157,7 @@ def create_app(
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
 
-    from ask_engine.server import rest
+    from ask_engine.server import a2a_binding, rest
     from ask_engine.server.mcp_binding import McpEndpoint, build_shop_server, build_ucp_server
     from ask_engine.server.signing import Signer, SigningMiddleware, load_keys
 
@@ -191,6 +191,7 @@ def create_app(
         shop_mcp = McpEndpoint(build_shop_server(service), settings)
         endpoints += [ucp_mcp, shop_mcp]
         routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp, keys=jwks)
+        routes += a2a_binding.routes(prefix, service, lambda request, at: rest.base_url(request, settings, at))
     routes += rest.global_routes(services, settings)
 
     @contextlib.asynccontextmanager

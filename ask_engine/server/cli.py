@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ask_engine.config import Settings
 from ask_engine.errors import AskEngineError
 from ask_engine.server import discovery
+from ask_engine.server.a2a_binding import A2A_PATH
 
 if TYPE_CHECKING:
     from ask_engine.server.service import ShopService
@@ -43,6 +44,7 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
         ("UCP REST", f"POST {root}{discovery.REST_PATH}/ask"),
         ("UCP MCP", f"{root}{discovery.UCP_MCP_PATH}"),
         ("shop MCP", f"{root}{discovery.SHOP_MCP_PATH}"),
+        ("A2A", f"{root}{discovery.AGENT_CARD_PATH}  (agent card; JSON-RPC at {root}{A2A_PATH})"),
         ("discovery", f"{root}{discovery.PROFILE_PATH}  (and {discovery.PROFILE_PATH}/{discovery.DRAFT})"),
         ("OpenAPI", f"{root}/openapi.json"),
         ("health", f"{root}/healthz"),

@@ -11,6 +11,7 @@ REST_PATH = "/api/ucp/v1"  # the REST service endpoint; the ask operation is POS
 UCP_MCP_PATH = "/ucp/mcp"
 SHOP_MCP_PATH = "/mcp"
 PROFILE_PATH = "/.well-known/ucp"
+AGENT_CARD_PATH = "/.well-known/agent-card.json"  # the A2A agent card: the a2a transport's endpoint
 DEMO_AGENT_PATH = "/.well-known/ucp-demo-agent.json"
 DRAFT = "draft"
 CACHE_CONTROL = "public, max-age=300"
@@ -61,6 +62,7 @@ def business_profile(
                     "schema": _ucp_dev(version, "services/common/mcp.openrpc.json"),
                     "endpoint": base_url + UCP_MCP_PATH,
                 },
+                {"version": version, "spec": spec, "transport": "a2a", "endpoint": base_url + AGENT_CARD_PATH},
             ]
         },
         "capabilities": {CAPABILITY: [capability_entry(version)]},
