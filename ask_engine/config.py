@@ -132,6 +132,25 @@ class Settings(BaseModel):
         default=None, description="scheme://host[:port] advertised in discovery; default: as each request reached us"
     )
 
+    # --- response signatures (RFC 9421) ---
+    sign_responses: bool = Field(default=True, description="sign every HTTP response (RFC 9421, ES256)")
+    signing_key_file: str | None = Field(
+        default=None,
+        description="PEM file of the EC P-256 private key that signs responses; default: signing_key, else `serve` "
+        "generates a development key under the state folder (see dev_signing_key_path)",
+    )
+    signing_key: str | None = Field(
+        default=None, description="the signing key's PEM text itself (e.g. from a secret store), instead of a file"
+    )
+    signing_key_id: str | None = Field(
+        default=None, description="the signing key's `kid`; default: its RFC 7638 JWK thumbprint"
+    )
+    published_key_files: list[str] = Field(
+        default_factory=list,
+        description="more EC P-256 keys published in /.well-known/ucp `keys` but not signing (rotation: the next or "
+        "the previous key); PEM (public or private: only the public part is published) or JWK JSON files",
+    )
+
     @field_validator("embedder", "generator")
     @classmethod
     def _registered(cls, name: str, info: ValidationInfo) -> str:
@@ -197,6 +216,13 @@ class Settings(BaseModel):
             return cls(**data)
         except ValidationError as exc:
             raise ConfigError(str(exc)) from None
+
+
+def dev_signing_key_path() -> Path:
+    """Where `serve` keeps the development signing key it generates: `$XDG_STATE_HOME/ask_engine/`, else
+    `~/.local/state/ask_engine/` (per machine and user, outside any repository, so never committed)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "ask_engine" / "dev-signing-key.pem"
 
 
 def default_onnx_cache_dir() -> Path:

@@ -113,3 +113,30 @@ def test_mcp_client_examples_run_against_the_served_sample_shop(doc: Path, demo_
         base = demo_servers["keyed" if "Bearer demo-key-1" in code else "open"]
         out = _run(code, base)
         assert "The shop has not recorded whether the Tarn Wellington Boot is waterproof" in out, out
+
+
+def test_a2a_client_example_runs_against_the_served_sample_shop(
+    sample_index: Path, embedder: Any, tmp_path: Path
+) -> None:
+    """The README's A2A example against the sample shop served as `make serve` serves it (auth off, a store)."""
+    from ask_engine.config import Settings
+    from ask_engine.conversations import SqliteStore
+    from ask_engine.engine import Engine
+    from ask_engine.server.app import create_app
+    from tests.server_helpers import serve
+
+    (code,) = [b for b in _blocks(README, "python") if "from a2a.client import" in b]
+    assert "async def main()" in code and "asyncio.run(main())" in code
+    store = SqliteStore(tmp_path / "conversations.sqlite3")
+    engine = Engine.open(sample_index, embedder=embedder, store=store)
+    try:
+        with serve(
+            create_app(settings=Settings(), engines={"fjord-fell": engine}, stores={"fjord-fell": store})
+        ) as demo:
+            out = _run(code, demo.base_url)
+    finally:
+        engine.close()
+        store.close()
+    first, follow_up = out.strip().splitlines()[-2:]
+    assert "The shop has not recorded whether the Tarn Wellington Boot is waterproof" in first
+    assert "59" in follow_up  # the follow-up resolved against the first turn: the boot's price

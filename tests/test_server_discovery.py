@@ -88,7 +88,10 @@ def test_prefixed_shops_advertise_their_own_endpoints(server: RunningServer) -> 
     assert endpoints == {
         server.base_url + "/shops/second-shop/api/ucp/v1",
         server.base_url + "/shops/second-shop/ucp/mcp",
+        server.base_url + "/shops/second-shop/.well-known/agent-card.json",
     }
+    card = get(server, "/shops/second-shop/.well-known/agent-card.json").json()
+    assert [i["url"] for i in card["supportedInterfaces"]] == [server.base_url + "/shops/second-shop/a2a"]
 
 
 def test_openapi_document_is_a_valid_openapi_3_1_description_of_the_rest_route(server: RunningServer) -> None:

@@ -197,11 +197,15 @@ def create_app(
     name; default: the engine's own `store`, if any).
     """
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
 
-    from ask_engine.server import rest
+    from ask_engine.server import a2a_binding, rest
     from ask_engine.server.mcp_binding import McpEndpoint, build_shop_server, build_ucp_server
+    from ask_engine.server.signing import Signer, SigningMiddleware, load_keys
 
     settings = settings or Settings.load()
+    keys = load_keys(settings) if settings.sign_responses else None  # a bad key fails before any index opens
+    jwks = keys.jwks() if keys else []
     owned: list[OpenedShop] = []
     if engines is None:
         if not index_dirs:
@@ -229,7 +233,8 @@ def create_app(
         ucp_mcp = McpEndpoint(build_ucp_server(service), settings, ask_argument="ask")
         shop_mcp = McpEndpoint(build_shop_server(service), settings)
         endpoints += [ucp_mcp, shop_mcp]
-        routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp)
+        routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp, keys=jwks)
+        routes += a2a_binding.routes(prefix, service, lambda request, at: rest.base_url(request, settings, at))
     routes += rest.global_routes(services, settings)
 
     @contextlib.asynccontextmanager
@@ -251,9 +256,15 @@ def create_app(
                     with contextlib.suppress(Exception):
                         await aclose()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    # Signing sits inside Starlette's error middleware but outside its exception handlers: 404s, 405s and the
+    # bindings' own errors are signed like answers (and an unhandled error becomes a signed 500 there).
+    signing = (
+        [] if keys is None else [Middleware(SigningMiddleware, signer=Signer(keys), base=settings.public_base_url)]
+    )
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=signing)
     # Exact paths only: a trailing-slash variant is a 404, never a redirect (discovery must not redirect).
     app.router.redirect_slashes = False
     app.state.services = services
     app.state.settings = settings
+    app.state.signing_keys = keys
     return app

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 from ask_engine.config import Settings
 from ask_engine.errors import AskEngineError
 from ask_engine.server import discovery
+from ask_engine.server.a2a_binding import A2A_PATH
 
 if TYPE_CHECKING:
     from ask_engine.server.service import ShopService
+    from ask_engine.server.signing import KeySet
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 _ALL_INTERFACES = ("0.0.0.0", "::", "")
@@ -42,6 +44,7 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
         ("UCP REST", f"POST {root}{discovery.REST_PATH}/ask"),
         ("UCP MCP", f"{root}{discovery.UCP_MCP_PATH}"),
         ("shop MCP", f"{root}{discovery.SHOP_MCP_PATH}"),
+        ("A2A", f"{root}{discovery.AGENT_CARD_PATH}  (agent card; JSON-RPC at {root}{A2A_PATH})"),
         ("discovery", f"{root}{discovery.PROFILE_PATH}  (and {discovery.PROFILE_PATH}/{discovery.DRAFT})"),
         ("OpenAPI", f"{root}/openapi.json"),
         ("health", f"{root}/healthz"),
@@ -99,6 +102,17 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
     return "\n".join(lines)
 
 
+def signing_line(keys: KeySet | None, settings: Settings) -> str:
+    """What `serve` says of response signatures: off, or the signing kid, its key file and the other published kids."""
+    if keys is None:
+        return "Signatures: OFF (sign_responses = false)."
+    where = settings.signing_key_file or "the signing_key setting"
+    line = f"Signatures: RFC 9421 ES256 on every response, keyid {keys.signing.kid} (key: {where})"
+    if keys.others:
+        line += "; also published: " + ", ".join(k.kid for k in keys.others)
+    return line + "."
+
+
 def bind_listener(host: str, port: int) -> socket.socket:
     """A listening socket on host:port, or AskEngineError when that address is taken or cannot be bound.
 
@@ -143,8 +157,15 @@ def cli_serve(args: argparse.Namespace) -> int:
         if settings.port == 0:  # an ephemeral port: show the one the system chose
             settings = settings.model_copy(update={"port": sock.getsockname()[1]})
         index_dirs = [str(d) for d in args.index]
+        if settings.sign_responses and not (settings.signing_key_file or settings.signing_key):
+            from ask_engine.config import dev_signing_key_path
+            from ask_engine.server.signing import ensure_dev_key
+
+            # No key configured: a development key, made on the first `serve` and kept (outside any repository).
+            settings = settings.model_copy(update={"signing_key_file": str(ensure_dev_key(dev_signing_key_path()))})
         app = create_app(index_dirs, settings)
         print(banner(app.state.services, settings, index_dirs), flush=True)
+        print(signing_line(app.state.signing_keys, settings), flush=True)
         server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info"))
         server.run(sockets=[sock])
     finally:

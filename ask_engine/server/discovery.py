@@ -11,6 +11,7 @@ REST_PATH = "/api/ucp/v1"  # the REST service endpoint; the ask operation is POS
 UCP_MCP_PATH = "/ucp/mcp"
 SHOP_MCP_PATH = "/mcp"
 PROFILE_PATH = "/.well-known/ucp"
+AGENT_CARD_PATH = "/.well-known/agent-card.json"  # the A2A agent card: the a2a transport's endpoint
 DEMO_AGENT_PATH = "/.well-known/ucp-demo-agent.json"
 DRAFT = "draft"
 CACHE_CONTROL = "public, max-age=300"
@@ -30,10 +31,17 @@ def capability_entry(version: str) -> dict[str, Any]:
     }
 
 
-def business_profile(base_url: str, version: str, *, older_versions: Mapping[str, str] | None = None) -> dict[str, Any]:
+def business_profile(
+    base_url: str,
+    version: str,
+    *,
+    older_versions: Mapping[str, str] | None = None,
+    keys: Sequence[Mapping[str, str]] = (),
+) -> dict[str, Any]:
     """The business profile for one shop served at `base_url` (scheme://host[:port][/shops/<name>], no slash).
 
-    `older_versions` maps other protocol versions this server also answers to the URL of their profile.
+    `older_versions` maps other protocol versions this server also answers to the URL of their profile; `keys` are
+    the public JWKs its responses are signed with (the profile's top-level `keys[]`, a JWK Set).
     """
     spec = _ucp_dev(version, "specification/overview")
     ucp: dict[str, Any] = {
@@ -54,6 +62,7 @@ def business_profile(base_url: str, version: str, *, older_versions: Mapping[str
                     "schema": _ucp_dev(version, "services/common/mcp.openrpc.json"),
                     "endpoint": base_url + UCP_MCP_PATH,
                 },
+                {"version": version, "spec": spec, "transport": "a2a", "endpoint": base_url + AGENT_CARD_PATH},
             ]
         },
         "capabilities": {CAPABILITY: [capability_entry(version)]},
@@ -61,7 +70,10 @@ def business_profile(base_url: str, version: str, *, older_versions: Mapping[str
     }
     if older_versions:
         ucp["supported_versions"] = dict(older_versions)
-    return {"ucp": ucp}
+    profile: dict[str, Any] = {"ucp": ucp}
+    if keys:
+        profile["keys"] = [dict(key) for key in keys]
+    return profile
 
 
 def demo_agent_profile(newest: str, versions: Sequence[str]) -> dict[str, Any]:

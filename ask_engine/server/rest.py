@@ -124,8 +124,16 @@ def _cached(body: dict[str, Any]) -> Response:
     return json_response(body, 200, {"Cache-Control": discovery.CACHE_CONTROL})
 
 
-def shop_routes(prefix: str, service: ShopService, *, ucp_mcp: ASGIApp, shop_mcp: ASGIApp) -> list[BaseRoute]:
-    """The routes of one shop under `prefix` ("" for the root shop, "/shops/<name>" for every shop)."""
+def shop_routes(
+    prefix: str,
+    service: ShopService,
+    *,
+    ucp_mcp: ASGIApp,
+    shop_mcp: ASGIApp,
+    keys: Sequence[dict[str, str]] = (),
+) -> list[BaseRoute]:
+    """The routes of one shop under `prefix` ("" for the root shop, "/shops/<name>" for every shop); `keys`: the
+    public JWKs its profile publishes."""
     from starlette.routing import Route
 
     settings = service.settings
@@ -136,7 +144,7 @@ def shop_routes(prefix: str, service: ShopService, *, ucp_mcp: ASGIApp, shop_mcp
         async def endpoint(request: Request) -> Response:
             base = base_url(request, settings, prefix)
             others = {v: f"{base}{discovery.PROFILE_PATH}/{v}" for v in older} if version == current else None
-            return _cached(discovery.business_profile(base, version, older_versions=others))
+            return _cached(discovery.business_profile(base, version, older_versions=others, keys=keys))
 
         return endpoint
 

@@ -146,15 +146,19 @@ class ShopService:
 
     # the steps, in the protocol's order -------------------------------------------------------------------
 
-    async def handle(self, call: Call) -> Reply:
-        """Authenticate, rate limit, negotiate, validate, then answer (idempotently when a key is sent)."""
+    async def handle(self, call: Call, *, caller: Caller | None = None) -> Reply:
+        """Authenticate, rate limit, negotiate, validate, then answer (idempotently when a key is sent).
+
+        `caller`: the asker, already authenticated and rate limited by the binding (A2A does both over HTTP,
+        before the SDK reads the message)."""
         from ask_engine.server.negotiation import NegotiationError
 
         version = self.settings.ucp_version
         try:
             try:
-                caller = LOCAL_CALLER if call.headers is None else self.authenticate(call.headers, call.client_host)
-                await self.check_rate(caller)
+                if caller is None:
+                    caller = LOCAL_CALLER if call.headers is None else self.authenticate(call.headers, call.client_host)
+                    await self.check_rate(caller)
                 payload = call.payload()
                 if call.profile is not None:
                     version = await self.negotiate(call.profile(payload))
