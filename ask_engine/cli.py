@@ -107,6 +107,10 @@ def _cmd_mcp_stdio(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    if args.search:
+        from ask_engine.evaluation.search import cli_search_eval
+
+        return cli_search_eval(args)
     from ask_engine.evaluation import cli_eval
 
     return cli_eval(args)
@@ -249,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p.add_argument(f"--min-{option}", type=float, metavar="X", help=f"exit 1 if {what} is below X (0..1)")
     p.add_argument("--limit", type=int, metavar="N", help="run only the first N cases")
+    p.add_argument(
+        "--search", action="store_true", help="CASES.jsonl holds catalog search cases: score the explained search"
+    )
     p.add_argument("--category", action="append", metavar="NAME", help="run only this category; repeat for several")
     p.add_argument("--no-baselines", action="store_true", help="skip the BM25-only / dense-only comparison")
     p.add_argument(

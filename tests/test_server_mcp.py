@@ -93,7 +93,8 @@ def test_tools_list_shows_ask_business_with_meta_and_ask_on_the_ucp_route(stack:
             return await client.list_tools()
 
     tools = asyncio.run(listing()).tools
-    assert [t.name for t in tools] == ["ask_business"]
+    assert [t.name for t in tools] == ["ask_business", "search_catalog", "lookup_catalog", "get_product"]
+    assert all("$ref" not in str(t.input_schema) and t.annotations.read_only_hint for t in tools)
     schema = tools[0].input_schema
     assert set(schema["required"]) == {"meta", "ask"}
     assert "profile" in schema["properties"]["meta"]["properties"]["ucp-agent"]["properties"]
@@ -110,7 +111,7 @@ def test_tools_list_shows_the_ask_fields_directly_on_the_shop_route(stack: Stack
             return await client.list_tools()
 
     tools = asyncio.run(listing()).tools
-    assert [t.name for t in tools] == ["ask_business"]
+    assert [t.name for t in tools] == ["ask_business", "search_products"]
     schema = tools[0].input_schema
     assert schema["required"] == ["query"]
     assert "meta" not in schema["properties"]

@@ -199,7 +199,7 @@ def create_app(
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
 
-    from ask_engine.server import a2a_binding, rest
+    from ask_engine.server import a2a_binding, catalog_routes, rest
     from ask_engine.server.mcp_binding import McpEndpoint, build_shop_server, build_ucp_server
     from ask_engine.server.signing import Signer, SigningMiddleware, load_keys
 
@@ -229,12 +229,17 @@ def create_app(
     routes: list[Any] = []
     endpoints: list[McpEndpoint] = []
     mounts = [("", services[0])] + [(f"{SHOPS_PREFIX}/{s.name}", s) for s in services]
+    catalogs = {id(s): catalog_routes.CatalogService(s) for s in services}
     for prefix, service in mounts:
-        ucp_mcp = McpEndpoint(build_ucp_server(service), settings, ask_argument="ask")
-        shop_mcp = McpEndpoint(build_shop_server(service), settings)
+        catalog = catalogs[id(service)]
+        ucp_mcp = McpEndpoint(
+            build_ucp_server(service, catalog_routes.ucp_tools(catalog)), settings, ask_argument="ask"
+        )
+        shop_mcp = McpEndpoint(build_shop_server(service, extra_tools=catalog_routes.shop_tools(catalog)), settings)
         endpoints += [ucp_mcp, shop_mcp]
         routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp, keys=jwks)
         routes += a2a_binding.routes(prefix, service, lambda request, at: rest.base_url(request, settings, at))
+        routes += catalog_routes.rest_routes(prefix, catalog)
     routes += rest.global_routes(services, settings)
 
     @contextlib.asynccontextmanager

@@ -68,12 +68,55 @@ def business_profile(
         "capabilities": {CAPABILITY: [capability_entry(version)]},
         "payment_handlers": {},
     }
+    _add_catalog(ucp, base_url, version)
     if older_versions:
         ucp["supported_versions"] = dict(older_versions)
     profile: dict[str, Any] = {"ucp": ucp}
     if keys:
         profile["keys"] = [dict(key) for key in keys]
     return profile
+
+
+def _add_catalog(ucp: dict[str, Any], base_url: str, version: str) -> None:
+    """The shopping service (the catalog over REST and UCP MCP), its two capabilities, and the project's answer
+    extension of catalog search with the address of the JSON Schema this server ships."""
+    from ask_engine.catalog.answer import ANSWER_EXTENSION, ANSWER_SCHEMA_PATH, ANSWER_VERSION
+    from ask_engine.catalog.ucp import LOOKUP, SEARCH
+    from ask_engine.catalog.ucp import SERVICE as SHOPPING
+
+    spec = _ucp_dev(version, "specification/overview")
+    ucp["services"][SHOPPING] = [
+        {
+            "version": version,
+            "spec": spec,
+            "transport": "rest",
+            "schema": _ucp_dev(version, "services/shopping/rest.openapi.json"),
+            "endpoint": base_url + REST_PATH,
+        },
+        {
+            "version": version,
+            "spec": spec,
+            "transport": "mcp",
+            "schema": _ucp_dev(version, "services/shopping/mcp.openrpc.json"),
+            "endpoint": base_url + UCP_MCP_PATH,
+        },
+    ]
+    for name, page, schema in ((SEARCH, "search", "catalog_search"), (LOOKUP, "lookup", "catalog_lookup")):
+        ucp["capabilities"][name] = [
+            {
+                "version": version,
+                "spec": _ucp_dev(version, f"specification/shopping/catalog/{page}"),
+                "schema": _ucp_dev(version, f"schemas/shopping/{schema}.json"),
+            }
+        ]
+    ucp["capabilities"][ANSWER_EXTENSION] = [
+        {
+            "version": ANSWER_VERSION,
+            "extends": SEARCH,
+            "schema": base_url + ANSWER_SCHEMA_PATH,
+            "spec": base_url + ANSWER_SCHEMA_PATH,
+        }
+    ]
 
 
 def demo_agent_profile(newest: str, versions: Sequence[str]) -> dict[str, Any]:
@@ -94,9 +137,32 @@ def demo_agent_profile(newest: str, versions: Sequence[str]) -> dict[str, Any]:
                     }
                 ]
             },
-            "capabilities": {CAPABILITY: [capability_entry(v) for v in dict.fromkeys([newest, *versions])]},
+            "capabilities": {
+                CAPABILITY: [capability_entry(v) for v in dict.fromkeys([newest, *versions])],
+                **_demo_catalog(newest),
+            },
             "payment_handlers": {},
         }
+    }
+
+
+def _demo_catalog(version: str) -> dict[str, Any]:
+    """The catalog capabilities and the answer extension, so the demo curl of catalog/search negotiates too."""
+    from ask_engine.catalog.answer import ANSWER_EXTENSION, ANSWER_VERSION
+    from ask_engine.catalog.ucp import LOOKUP, SEARCH
+
+    def entry(page: str, schema: str) -> dict[str, Any]:
+        return {
+            "version": version,
+            "spec": _ucp_dev(version, f"specification/shopping/catalog/{page}"),
+            "schema": _ucp_dev(version, f"schemas/shopping/{schema}.json"),
+        }
+
+    answer = "urn:dev.ask-engine:schemas:shopping:answer"
+    return {
+        SEARCH: [entry("search", "catalog_search")],
+        LOOKUP: [entry("lookup", "catalog_lookup")],
+        ANSWER_EXTENSION: [{"version": ANSWER_VERSION, "extends": SEARCH, "spec": answer, "schema": answer}],
     }
 
 

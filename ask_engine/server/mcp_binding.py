@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -211,10 +211,10 @@ def _profile_url(meta: Any) -> str | None:
     return profile
 
 
-def _unknown_tool(name: str) -> Exception:
+def _unknown_tool(name: str, known: Sequence[str] = (TOOL_NAME,)) -> Exception:
     from mcp.shared.exceptions import MCPError
 
-    return MCPError(-32602, f"Unknown tool: {name}. This server has one tool, {TOOL_NAME}.")
+    return MCPError(-32602, f"Unknown tool: {name}. This server's tools: {', '.join(known)}.")
 
 
 def _as_mcp_error(request: Any, err: ProtocolError) -> Exception:
@@ -224,7 +224,28 @@ def _as_mcp_error(request: Any, err: ProtocolError) -> Exception:
     return MCPError(err.jsonrpc_code or -32603, err.jsonrpc_message, err.jsonrpc_data())
 
 
-def _server(name: str, instructions: str, tool: mcp_types.Tool, call: Any) -> Server:
+# Further tools a server lists beside ask_business (the catalog's): name → (tool, handler(request, arguments)).
+ExtraTools = Mapping[str, tuple["mcp_types.Tool", Callable[[Any, Mapping[str, Any]], Awaitable[Reply]]]]
+
+
+def _with_extra(call: Any, extra: ExtraTools | None) -> Any:
+    """The call_tool handler, routing the extra tools' names to their handlers."""
+    if not extra:
+        return call
+
+    async def routed(ctx: ServerRequestContext, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        if params.name in extra:
+            arguments = params.arguments or {}
+            return _reply(ctx.request, await extra[params.name][1](ctx.request, arguments))
+        if params.name != TOOL_NAME:
+            raise _unknown_tool(params.name, [TOOL_NAME, *extra])
+        result: mcp_types.CallToolResult = await call(ctx, params)
+        return result
+
+    return routed
+
+
+def _server(name: str, instructions: str, tool: mcp_types.Tool, call: Any, extra: ExtraTools | None = None) -> Server:
     # The low-level server: arguments reach our handler unvalidated, so every bad input gets the protocol's
     # invalid_input error (-32602 with messages) rather than the SDK's own validation result.
     import mcp_types as types
@@ -233,9 +254,15 @@ def _server(name: str, instructions: str, tool: mcp_types.Tool, call: Any) -> Se
     from ask_engine import __version__
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> mcp_types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool])
+        return types.ListToolsResult(tools=[tool, *(t for t, _ in (extra or {}).values())])
 
-    return Server(name, version=__version__, instructions=instructions, on_list_tools=list_tools, on_call_tool=call)
+    return Server(
+        name,
+        version=__version__,
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=_with_extra(call, extra),
+    )
 
 
 def _ask_argument(args: Any) -> Any:
@@ -250,7 +277,7 @@ def _meta_key(args: Any) -> Any:
     return meta.get("idempotency-key") if isinstance(meta, Mapping) else None
 
 
-def build_ucp_server(service: ShopService) -> Server:
+def build_ucp_server(service: ShopService, extra_tools: ExtraTools | None = None) -> Server:
     """The UCP MCP server: negotiation from meta["ucp-agent"].profile, idempotency from meta["idempotency-key"]."""
     from ask_engine.conversations import payload_hash
 
@@ -277,10 +304,10 @@ def build_ucp_server(service: ShopService) -> Server:
     instructions = (
         f"UCP business endpoint of {service.name}: call {TOOL_NAME} with meta['ucp-agent'].profile and an ask object."
     )
-    return _server(f"{service.name} (UCP)", instructions, tool, call_tool)
+    return _server(f"{service.name} (UCP)", instructions, tool, call_tool, extra_tools)
 
 
-def build_shop_server(service: ShopService, *, local: bool = False) -> Server:
+def build_shop_server(service: ShopService, *, local: bool = False, extra_tools: ExtraTools | None = None) -> Server:
     """The shop's own MCP server for plain MCP hosts: no meta, no negotiation; `local` = trusted stdio client."""
     tool = shop_tool()
 
@@ -300,7 +327,7 @@ def build_shop_server(service: ShopService, *, local: bool = False) -> Server:
     shop = getattr(service.engine, "shop", None)
     title = getattr(shop, "name", None) or service.name
     instructions = f"Ask {title} about its products, policies and services with the {TOOL_NAME} tool."
-    return _server(title, instructions, tool, call_tool)
+    return _server(title, instructions, tool, call_tool, extra_tools)
 
 
 # --- streamable HTTP ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import re
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -138,12 +138,18 @@ class Negotiator:
         versions = {*self._settings.supported_versions, self._settings.ucp_version}
         return sorted(versions, key=_version_key, reverse=True)
 
-    def _offer(self, version: str) -> dict[str, list[str]]:
+    def _offer(
+        self, version: str, capability: str = CAPABILITY, extensions: Mapping[str, str] | None = None
+    ) -> dict[str, list[str]]:
         # A release's dev.ucp.* entries carry the release date; older versions come from their own leaf profile.
-        return {CAPABILITY: [version]}
+        # The project's own extensions carry their own version.
+        return {capability: [version], **{name: [v] for name, v in (extensions or {}).items()}}
 
-    async def negotiate(self, profile_url: str | None) -> Negotiated:
-        """Negotiate with the platform profile at `profile_url`; raises NegotiationError."""
+    async def negotiate(
+        self, profile_url: str | None, capability: str = CAPABILITY, extensions: Mapping[str, str] | None = None
+    ) -> Negotiated:
+        """Negotiate `capability` (and the optional `extensions`, name → version, active only when the platform
+        declares them) with the platform profile at `profile_url`; raises NegotiationError."""
         trusted = self._settings.trust_profiles
         if profile_url is None or not profile_url.strip():
             if trusted:
@@ -155,7 +161,7 @@ class Negotiator:
             )
         url = self._check_url(profile_url.strip(), fetching=not trusted)
         if trusted:
-            return self._trusted(url)
+            return self._trusted(url, capability)
         profile = await self._profile(url)
         if profile.version not in self.business_versions():
             raise NegotiationError(
@@ -163,20 +169,21 @@ class Negotiator:
                 f"Protocol version {profile.version} is not supported. "
                 f"This business supports {_spoken(self.business_versions())}.",
             )
-        active = intersect(self._offer(profile.version), profile.capabilities)
-        if CAPABILITY not in active:
-            advertised = list(profile.capabilities.get(CAPABILITY, ()))
+        active = intersect(self._offer(profile.version, capability, extensions), profile.capabilities)
+        if capability not in active:
+            advertised = list(profile.capabilities.get(capability, ()))
             raise NegotiationError(
                 "capabilities_incompatible",
                 f"No compatible capabilities in the intersection: the platform profile lists {_spoken(advertised)} of "
-                f"{CAPABILITY}; at protocol version {profile.version} this business offers version {profile.version}.",
+                f"{capability}; at protocol version {profile.version} this business offers version {profile.version}.",
                 version=profile.version,
             )
         return Negotiated(version=profile.version, profile_url=url, capabilities=active)
 
-    def _trusted(self, url: str | None) -> Negotiated:
+    def _trusted(self, url: str | None, capability: str = CAPABILITY) -> Negotiated:
+        # Nothing was fetched, so no optional extension is known to be declared: only the capability itself.
         version = self.business_versions()[0]
-        return Negotiated(version=version, profile_url=url, capabilities=self._offer(version))
+        return Negotiated(version=version, profile_url=url, capabilities=self._offer(version, capability))
 
     # --- URL policy ---------------------------------------------------------------------------------------
 
@@ -376,6 +383,12 @@ def _parse_profile(body: bytes) -> _Profile:
         if not isinstance(entries, list):
             raise malformed(f"`ucp.capabilities.{CAPABILITY}` is not an array")
         capabilities[CAPABILITY] = _versions(entries, malformed)
+        # Every other capability is read leniently: an entry without a version string is skipped, not refused.
+        for name, others in raw.items():
+            if name != CAPABILITY and isinstance(name, str) and isinstance(others, list):
+                capabilities[name] = tuple(
+                    e["version"] for e in others if isinstance(e, dict) and isinstance(e.get("version"), str)
+                )
     elif isinstance(raw, list):
         # Pre-registry profiles listed capabilities as [{"name", "version"}]; read them rather than refuse.
         capabilities[CAPABILITY] = _versions(

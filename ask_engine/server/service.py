@@ -299,7 +299,8 @@ class ShopService:
             raise self._store_down(exc) from None
         return body
 
-    async def _ask(self, request: AskRequest, caller: Caller, version: str) -> dict[str, Any]:
+    async def run_in_worker(self, fn: Callable[[], T]) -> T:
+        """`fn` in an engine worker thread, under admission control: refused (503) when too many already wait."""
         import anyio
 
         stats = self._workers.statistics()
@@ -310,8 +311,14 @@ class ShopService:
         if waited.cancelled_caught:
             raise self._overloaded()
         try:
+            return await anyio.to_thread.run_sync(fn, limiter=self._threads)
+        finally:
+            self._workers.release()
+
+    async def _ask(self, request: AskRequest, caller: Caller, version: str) -> dict[str, Any]:
+        try:
             call = partial(self.engine.ask, request, asker=caller.asker, version=version)
-            response = await anyio.to_thread.run_sync(call, limiter=self._threads)
+            response = await self.run_in_worker(call)
         except InvalidInput as exc:
             raise ProtocolError("invalid_input", str(exc), messages=exc.messages()) from None
         except StoreError as exc:
@@ -321,8 +328,6 @@ class ShopService:
         except Exception as exc:
             logger.exception("ask failed unexpectedly in shop %s", self.name)
             raise internal_error() from exc
-        finally:
-            self._workers.release()
         body: dict[str, Any] = response.to_json() if hasattr(response, "to_json") else dict(response)
         return body
 
