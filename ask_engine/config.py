@@ -121,6 +121,22 @@ class Settings(BaseModel):
         default=None, description="scheme://host[:port] advertised in discovery; default: as each request reached us"
     )
 
+    # --- merchant insights ---
+    question_log: bool = Field(
+        default=False,
+        description="keep the question log `ask-engine report` reads: each question's scrubbed query, outcome and "
+        "missing fields (no keys, no answers, no emails, phone or order numbers)",
+    )
+    question_log_path: str | None = Field(
+        default=None, description="SQLite file of the question log; default: <index>/../<index name>.questions.sqlite3"
+    )
+    question_log_retention_days: int = Field(default=90, ge=1, description="rows older than this are deleted")
+    admin_key: str | None = Field(
+        default=None,
+        description="key for the live report at GET /admin/insights (Authorization: Bearer <admin_key>); "
+        "unset: no admin endpoint. Agent keys never open it",
+    )
+
     @field_validator("embedder", "generator")
     @classmethod
     def _registered(cls, name: str, info: ValidationInfo) -> str:

@@ -60,6 +60,13 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
         auth = []
         per = "per client address"
     lines.append(f"Limits: {settings.rate_limit_per_minute}/minute and {settings.rate_limit_per_hour}/hour {per}.")
+    question_log = getattr(first.engine, "question_log", None)
+    if question_log is not None:
+        lines.append(
+            f"Question log: on ({question_log.path}); report: ask-engine report --log FILE --index DIR --out DIR"
+        )
+        if settings.admin_key:
+            lines.append(f"Live report: GET {root}/admin/insights with Authorization: Bearer <admin key>")
     lines.append("")
 
     if settings.trust_profiles:
