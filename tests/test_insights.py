@@ -215,3 +215,16 @@ def test_report_of_an_empty_log_renders(engine: Any, embedder: Any, tmp_path: Pa
     assert "Every question was answered" in html.read_text("utf-8")
     assert data.is_file()
 
+
+# --- the bench figure -----------------------------------------------------------------------------------------
+
+
+def test_bench_asks_each_question_with_and_without_the_log_and_restores_the_engine(engine: Any, tmp_path: Path) -> None:
+    from ask_engine.bench import bench_question_log
+
+    questions = [{"query": "What's your returns policy?"}, {"query": "Who won the football last night?"}]
+    figures = bench_question_log(engine, questions, tmp_path, rounds=1)
+    assert figures["ask_with_log_ms"]["n"] == figures["ask_without_log_ms"]["n"] == 2
+    assert figures["rows_written"] == 2 + 200  # one row per logged ask, and the timed record calls
+    assert figures["record_call_us"]["n"] == 200 and figures["writer_ms_per_row"] > 0
+    assert engine.question_log is None
