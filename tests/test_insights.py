@@ -228,3 +228,28 @@ def test_bench_asks_each_question_with_and_without_the_log_and_restores_the_engi
     assert figures["rows_written"] == 2 + 200  # one row per logged ask, and the timed record calls
     assert figures["record_call_us"]["n"] == 200 and figures["writer_ms_per_row"] > 0
     assert engine.question_log is None
+
+
+def test_missing_fields_in_the_questions_own_words_lose_what_the_scrub_removed(tmp_path: Path) -> None:
+    path = tmp_path / "q.sqlite3"
+    product = "product:gid://shop/Product/1"
+    with QuestionLog(path) as log:
+        log.record(
+            Observation(
+                query="Does it come with a rain cover? mail me at jo.bloggs@example.org",
+                product_ids=(product,),
+                outcome="not_recorded",
+                missing=(
+                    Gap("whether it comes with a rain cover", None, product),
+                    Gap("mail jo bloggs example org", None, product),
+                    Gap("warranty", "warranty", product),
+                ),
+                language="en-GB <script>",
+                index_version="v1",
+                at=time.time(),
+            )
+        )
+    (entry,) = read_log(path)
+    assert [g.field for g in entry.missing] == ["whether it comes with a rain cover", "mail", "warranty"]
+    assert entry.language == "und"
+    assert b"bloggs" not in path.read_bytes()

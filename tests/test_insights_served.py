@@ -184,6 +184,7 @@ def test_log_holds_no_key_email_phone_or_order_number(run: Run) -> None:
     for what, value in PERSONAL.items():
         assert value.encode() not in raw, what
     assert b"key_" not in raw and b"conv_" not in raw  # no agent key id, no conversation id
+    assert b"jane" not in raw.lower()  # nor a piece of the email in a missing field read from the query's words
     kept = [e.query for e in read_log(run.log) if "[" in e.query]
     assert len(kept) == len(PERSONAL_QUERIES)
     assert all(("[key]" in q) or ("[phone]" in q) for q in kept)

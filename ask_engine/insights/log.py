@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import queue
+import re
 import sqlite3
 import threading
 import time
@@ -42,6 +43,29 @@ OUTCOME_LABELS: dict[str, str] = {
 # Observations waiting for the writer; past this new ones are dropped (and counted), never waited on.
 QUEUE_SIZE = 10_000
 _BATCH = 500
+_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
+# the words `answering.gaps` phrases a field with around the query's own ("whether it comes with a rain cover")
+_PHRASING = frozenset(
+    [
+        "whether",
+        "it",
+        "they",
+        "is",
+        "are",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "you",
+        "how",
+        "what",
+        "where",
+        "when",
+        "which",
+    ]
+)
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,4}$")  # a BCP 47-shaped tag, else "und"
 _PURGE_EVERY_S = 3600.0
 
 _SCHEMA = """
@@ -146,6 +170,28 @@ def _iso(epoch_s: float) -> str:
     return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _kept_gaps(gaps: Iterable[Gap], scrubbed_query: str) -> list[Gap]:
+    """The missing fields as the log keeps them. A field the attribute lexicon names (it has a `key`) is the
+    lexicon's word. Any other is made of the query's words (with "whether it …" around them), so it keeps only the
+    words the scrubbed query still holds, or their third-person form: the pieces of an email or a key went with it."""
+    words = set(_WORD.findall(scrubbed_query.casefold()))
+
+    def allowed(word: str) -> bool:
+        forms = {word, word[:-1], word[:-2], word[:-3] + "y"} if word.endswith("s") else {word}
+        return word in _PHRASING or bool(forms & words)
+
+    kept = []
+    for gap in gaps:
+        if gap.key is None:
+            field = " ".join(w for w in gap.field.split() if allowed(w.casefold()))
+            if not field.strip() or all(w in _PHRASING for w in field.split()):
+                continue
+            gap = Gap(field=field, key=None, doc_id=gap.doc_id)
+        if gap not in kept:
+            kept.append(gap)
+    return kept
+
+
 def _gap_json(gaps: Iterable[Gap]) -> str:
     return json.dumps([{"field": g.field, "key": g.key, "product_id": g.doc_id} for g in gaps], ensure_ascii=False)
 
@@ -225,18 +271,20 @@ class QuestionLog:
 
         if not batch:
             return
-        rows = [
-            (
-                _iso(o.at),
-                scrub(o.query, secrets=self._secrets, country=o.country),
-                json.dumps(list(o.product_ids)),
-                o.outcome,
-                _gap_json(o.missing),
-                o.language,
-                o.index_version,
+        rows = []
+        for o in batch:
+            query = scrub(o.query, secrets=self._secrets, country=o.country)
+            rows.append(
+                (
+                    _iso(o.at),
+                    query,
+                    json.dumps(list(o.product_ids)),
+                    o.outcome,
+                    _gap_json(_kept_gaps(o.missing, query)),
+                    o.language if _LANGUAGE_TAG.match(o.language) else "und",
+                    o.index_version,
+                )
             )
-            for o in batch
-        ]
         self._db.execute("BEGIN")
         try:
             self._db.executemany(
