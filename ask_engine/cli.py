@@ -1,4 +1,4 @@
-"""`ask-engine index | ask | serve | mcp-stdio | eval | pqa | samples`: argument parsing; each command lives with its module."""
+"""`ask-engine index | ask | serve | mcp-stdio | eval | report | pqa | samples`: argument parsing; each command lives with its module."""
 
 from __future__ import annotations
 
@@ -114,6 +114,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ask_engine.evaluation import cli_eval
 
     return cli_eval(args)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ask_engine.insights.report import cli_report
+
+    return cli_report(args)
 
 
 def _cmd_pqa(args: argparse.Namespace) -> int:
@@ -262,6 +268,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--judge", action="store_true", help="also judge faithfulness with the configured LLM server (optional)"
     )
     p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser(
+        "report",
+        help="the merchant's report from the question log: what shoppers asked that the shop could not answer",
+        description="Read a question log (written with question_log = true) and write report.html and report.json.",
+    )
+    p.add_argument("--log", required=True, metavar="FILE", help="the question log, e.g. indexes/NAME.questions.sqlite3")
+    p.add_argument(
+        "--index", required=True, metavar="DIR", help=_INDEX_HELP + "; product titles and types come from it"
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for report.html and report.json")
+    p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser(
         "pqa",

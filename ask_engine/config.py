@@ -150,6 +150,21 @@ class Settings(BaseModel):
         description="more EC P-256 keys published in /.well-known/ucp `keys` but not signing (rotation: the next or "
         "the previous key); PEM (public or private: only the public part is published) or JWK JSON files",
     )
+    # --- merchant insights ---
+    question_log: bool = Field(
+        default=False,
+        description="keep the question log `ask-engine report` reads: each question's scrubbed query, outcome and "
+        "missing fields (no keys, no answers, no emails, phone or order numbers)",
+    )
+    question_log_path: str | None = Field(
+        default=None, description="SQLite file of the question log; default: <index>/../<index name>.questions.sqlite3"
+    )
+    question_log_retention_days: int = Field(default=90, ge=1, description="rows older than this are deleted")
+    admin_key: str | None = Field(
+        default=None,
+        description="key for the live report at GET /admin/insights (Authorization: Bearer <admin_key>); "
+        "unset: no admin endpoint. Agent keys never open it",
+    )
 
     @field_validator("embedder", "generator")
     @classmethod

@@ -8,9 +8,9 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ask_engine import compose, registry
 from ask_engine.config import Settings
@@ -34,6 +34,9 @@ from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
 from ask_engine.retrieve import Mode, Retriever, policy_intents
 from ask_engine.types import Document, Draft, Evidence, Resolution, Sentence, ShopInfo, Task, Trace, Turn
+
+if TYPE_CHECKING:
+    from ask_engine.insights.log import QuestionLog
 
 log = logging.getLogger(__name__)
 
@@ -103,12 +106,14 @@ class Engine:
         *,
         fallback: Generator | None = None,
         scorer: SupportScorer | None = None,
+        question_log: QuestionLog | None = None,
     ) -> None:
         self.index_dir = Path(index_dir)
         self.settings = settings
         self.embedder = embedder
         self.generator = generator
         self.store = store
+        self.question_log = question_log  # the merchant's opt-in question log (insights); None: nothing is logged
         self._scorer = scorer
         # The generator that answers when the configured one fails or is ungrounded: the extractive one.
         self._extractive: Generator | None = fallback or (generator if _is_extractive(generator) else None)
@@ -128,6 +133,7 @@ class Engine:
         generator: Generator | None = None,
         store: ConversationStore | None = None,
         fallback: Generator | None = None,
+        question_log: QuestionLog | None = None,
     ) -> Engine:
         """Load the live index version of `index_dir`; backends come from settings unless passed in.
 
@@ -142,7 +148,7 @@ class Engine:
         if generator is None:
             generator = registry.create("generator", settings.generator, settings, embedder=embedder)
         assert generator is not None
-        return cls(index_dir, index, settings, embedder, generator, store, fallback=fallback)
+        return cls(index_dir, index, settings, embedder, generator, store, fallback=fallback, question_log=question_log)
 
     @property
     def index(self) -> ShopIndex:
@@ -260,6 +266,8 @@ class Engine:
                 record=thread.record,
             )
         self._count_fallback(outcome.fallback)
+        if self.question_log is not None:
+            self._log_question(req, state.index, resolution, question, outcome)
         return response, outcome.trace(resolution, timer.timings)
 
     # ----------------------------------------------------------------------------------------------- stages
@@ -339,6 +347,30 @@ class Engine:
             outcome.draft = None
         return outcome
 
+    def _log_question(
+        self, req: AskRequest, index: ShopIndex, resolution: Resolution, question: _Question, outcome: _Outcome
+    ) -> None:
+        """Hand the answer's outcome to the question log; the log's own failures never reach the shopper."""
+        from ask_engine.insights.log import observe
+
+        if self.question_log is None or not req.query.strip():
+            return
+        try:
+            self.question_log.record(
+                observe(
+                    query=req.query,
+                    index=index,
+                    resolution=resolution,
+                    draft=outcome.draft,
+                    operation=question.operation is not None,
+                    unavailable=outcome.unavailable,
+                    language=req.context.language if req.context else None,
+                    country=req.context.address_country if req.context else None,
+                )
+            )
+        except Exception as exc:
+            log.error("question log: this question was not logged: %s", exc)
+
     def _count_fallback(self, reason: str | None) -> None:
         if reason is not None:
             with self._lock:
@@ -397,6 +429,8 @@ class Engine:
                 extractive = self._extractive_draft(task)
                 if extractive is not None and extractive.kind == "answer":
                     return raw, extractive, removed, "not_recorded_refuted"
+                if extractive is not None and not draft.gaps:
+                    draft = replace(draft, gaps=extractive.gaps)  # what is missing, as the extractive reading names it
         if not draft.sentences and not is_fallback:
             return raw, self._extractive_draft(task), removed, "empty_draft"
         return raw, draft, removed, None

@@ -243,6 +243,16 @@ DraftKind = Literal["answer", "not_recorded", "no_answer", "empty_query", "unava
 
 
 @dataclass(frozen=True)
+class Gap:
+    """Something a question asked for that the shop has not recorded: a product's attribute, or (no `doc_id`) a
+    thing no product, policy or page mentions. Read by the question log; never shown to the shopper."""
+
+    field: str  # what was asked for, in words: "warranty", "rain cover"
+    key: str | None = None  # a fact key that would answer it ("warranty"), when the attribute lexicon knows one
+    doc_id: str | None = None  # the product it was asked about
+
+
+@dataclass(frozen=True)
 class Draft:
     """A generator's answer before the guards: sentences with citations."""
 
@@ -251,6 +261,7 @@ class Draft:
     generator: str = "extractive"
     used_doc_ids: tuple[str, ...] = ()  # documents the answer names (links come from these)
     notes: tuple[str, ...] = field(default=())  # diagnostics (why a fallback happened, ...)
+    gaps: tuple[Gap, ...] = ()  # what the question asked for that is not recorded (kind "not_recorded")
 
     @property
     def plain(self) -> str:

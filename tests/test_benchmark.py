@@ -176,6 +176,10 @@ def test_quick_benchmark_returns_every_figure_and_prints_them(tmp_path: Path, on
     ask = results["ask"]
     assert ask["ask_ms"]["n"] == ask["embed_query_ms"]["n"] == 12
     assert ask["ask_over_embed_p50"] > 0 and {"retrieve", "resolve"} <= set(ask["stages_p50_ms"])
+    qlog = results["question_log"]
+    assert qlog["ask_with_log_ms"]["n"] == qlog["ask_without_log_ms"]["n"] == 12
+    assert qlog["rows_written"] == 12 + 200 and qlog["dropped"] == 0 and qlog["writer_ms_per_row"] > 0
+    assert qlog["paired_difference_p50_ms"] is not None and qlog["record_call_us"]["p50"] > 0
     indexing = results["indexing"]
     assert indexing["passages"] == sum(len(passages(d, s)) for s, ds in [load_documents(shop)] for d in ds)
     assert indexing["build_passages_per_s"] > 0 and indexing["encode_passages_per_s"] > 0
@@ -194,6 +198,7 @@ def test_quick_benchmark_returns_every_figure_and_prints_them(tmp_path: Path, on
     print_tables(results, Console(file=out, width=140))
     printed = out.getvalue()
     assert "ask p50 / embedding p50" in printed and "Synthetic catalogues" in printed and "build / encode" in printed
+    assert "Question log: the same questions with and without it" in printed
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ from ask_engine.answering.facts import (
     _state_unit,
     _subject,
 )
+from ask_engine.answering.gaps import product_gaps, shop_gap
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
@@ -79,6 +80,7 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
                 if chosen:
                     _state_unit(part, work, doc, chosen[0], lead=False)
                 else:
+                    part.gaps += product_gaps(intent, doc)
                     part.meta(
                         phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
                         markdown=phrase(
@@ -213,6 +215,7 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
             return selected  # "Do you have a physical store?": the FAQ "Do you have a shop I can visit?" answers
     answer = _Answer(not_recorded=True)
     offered = f"{thing} to {verb}" if verb in _SERVICE_VERBS else thing
+    answer.gaps.append(shop_gap(offered))
     answer.meta(phrase("not_offered", thing=offered, shop=task.shop_name))
     work.notes.append(f"no product, policy or FAQ sentence names {offered!r}")
     return answer

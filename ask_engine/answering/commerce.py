@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
+from ask_engine.answering.gaps import option_gap
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
 from ask_engine.language import Intent, content_stems, join_and
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
-from ask_engine.types import Document, Sentence, Task, Variant
+from ask_engine.types import Document, Gap, Sentence, Task, Variant
 
 
 def _commerce(work: _Work, doc: Document) -> _Answer:
@@ -47,6 +48,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             ),
         )
         answer.not_recorded = True
+        answer.gaps.append(Gap(field="restock date", key="restock_date", doc_id=doc.id))
     if _asks_sku(intent):
         coded = [v for v in (variants or doc.variants) if v.sku][:4]
         for v in coded:
@@ -86,6 +88,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
                 markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
             )
             answer.not_recorded = True  # the description may still state it (`product._product` looks there)
+            answer.gaps.append(option_gap(asked_word, doc))
         for n, (option_name, option_values) in enumerate(asked[:2]):
             label = _plural_label(option_name.lower())
             verb = "are" if len(option_values) > 1 else "is"
@@ -107,6 +110,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
                 markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
             )
             answer.not_recorded = not answer.sentences[:-1]
+            answer.gaps.append(option_gap(asked_word, doc))
     answer.sentences = _dedupe_sentences(answer.sentences)
     return answer
 
@@ -306,6 +310,7 @@ def _stock_sentences(answer: _Answer, doc: Document, variants: list[Variant], ci
     if unknown and not available and not sold:
         answer.meta(phrase("not_recorded", subject=f"the {title}", predicate=f"whether the {title} is in stock"))
         answer.not_recorded = True
+        answer.gaps.append(Gap(field="stock", key="availability", doc_id=doc.id))
 
 
 def _dedupe_sentences(sentences: list[Sentence]) -> list[Sentence]:

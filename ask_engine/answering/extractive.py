@@ -127,6 +127,7 @@ class ExtractiveGenerator:
             generator=self.name,
             used_doc_ids=tuple(merged.docs),
             notes=tuple(notes),
+            gaps=tuple(merged.gaps),
         )
 
     def _answer(self, task: Task, question: str, *, guarded: bool = False) -> tuple[_Answer | None, list[str]]:

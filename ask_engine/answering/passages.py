@@ -10,6 +10,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from ask_engine.answering.gaps import shop_gap
 from ask_engine.answering.query import (
     _COMMON_TITLE_STEMS,
     _GENERIC_QUERY_STEMS,
@@ -155,7 +156,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     compounds = [] if plainly else _absent_compounds(work, units)
     if compounds:
         # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
-        answer = _Answer(not_recorded=True)
+        answer = _Answer(not_recorded=True, gaps=[shop_gap(c) for c in compounds])
         answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
         work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
         return answer

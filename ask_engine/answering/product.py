@@ -21,6 +21,7 @@ from ask_engine.answering.facts import (
     _state_units,
     _subject,
 )
+from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
@@ -180,6 +181,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
+    answer.gaps += product_gaps(intent, doc)
     answer.meta(
         phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
         markdown=phrase(

@@ -15,7 +15,7 @@ import numpy as np
 
 from ask_engine.guard import is_injection
 from ask_engine.language import Intent
-from ask_engine.types import Document, Evidence, Sentence, Task
+from ask_engine.types import Document, Evidence, Gap, Sentence, Task
 
 if TYPE_CHECKING:
     from ask_engine.protocols import Embedder
@@ -167,6 +167,7 @@ class _Answer:
     sentences: list[Sentence] = field(default_factory=list)
     docs: list[str] = field(default_factory=list)
     not_recorded: bool = False
+    gaps: list[Gap] = field(default_factory=list)  # what was asked for and is not recorded (for the question log)
 
     def claim(self, text: str, cites: Iterable[int], markdown: str | None = None, doc: str | None = None) -> None:
         text = _end(text)
@@ -195,6 +196,7 @@ class _Answer:
         for d in other.docs:
             self.use(d)
         self.not_recorded = self.not_recorded or other.not_recorded
+        self.gaps += [g for g in other.gaps if g not in self.gaps]
 
 
 def _cites_for(task: Task, doc: Document, text: str | None = None) -> list[int]:

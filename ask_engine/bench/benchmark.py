@@ -32,6 +32,7 @@ from ask_engine.bench.latency import (
     product_questions,
 )
 from ask_engine.bench.measure import _load_average, _log, machine_info
+from ask_engine.bench.question_log import bench_question_log
 from ask_engine.bench.served import CONCURRENCY, REPLICAS, bench_replicas, bench_server, redis_unreachable
 
 if TYPE_CHECKING:
@@ -95,6 +96,8 @@ def run_benchmark(
         _log(f"asking {len(questions)} questions in-process")
         with _opened(index, embedder, settings) as engine:
             results["ask"] = bench_ask(engine, embedder, questions, rounds=1 if quick else 2, warmup=4 if quick else 10)
+            _log("asking them with and without the question log")
+            results["question_log"] = bench_question_log(engine, questions, work, rounds=1 if quick else 2)
         results["ask"]["embed_query_p50_by_threads"] = _embed_threads_probe(embedder, questions[:16])
         if not quick:
             with _opened(index, _embedder(settings, cached=True), settings) as engine:
@@ -176,6 +179,25 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
     if ask.get("texts_embedded_per_ask") is not None:
         table.add_row("texts embedded per ask (besides the query)", f"{ask['texts_embedded_per_ask']:,.2f}", "", "")
     console.print(table)
+
+    qlog = results.get("question_log")
+    if qlog:
+        table = Table(
+            title=f"Question log: the same questions with and without it ({qlog['questions']} × {qlog['rounds']})"
+        )
+        for column in ("", "p50 ms", "p95 ms"):
+            table.add_column(column, justify="right" if column else "left")
+        table.add_row("ask, log off", *(_ms(qlog["ask_without_log_ms"], k) for k in ("p50", "p95")))
+        table.add_row("ask, log on", *(_ms(qlog["ask_with_log_ms"], k) for k in ("p50", "p95")))
+        table.add_row("paired difference (on - off), p50", f"{qlog['paired_difference_p50_ms']:+.3f}", "")
+        table.add_row(
+            "observe + record on the answer's path (µs), p50",
+            f"{qlog['observe_us']['p50'] + qlog['record_call_us']['p50']:,.1f}",
+            "",
+        )
+        table.add_row("writer thread, ms per row (scrub + insert)", f"{qlog['writer_ms_per_row']:,.3f}", "")
+        table.add_row(f"budget: at most {qlog['budget_p50_ms']:g} ms at p50", "", "")
+        console.print(table)
 
     idx, inc = results["indexing"], results["incremental"]
     table = Table(title=f"Indexing, sample shop ({idx['documents']} documents, {idx['passages']} passages)")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from ask_engine.conversations import SqliteStore
     from ask_engine.engine import Engine
+    from ask_engine.insights.log import QuestionLog
     from ask_engine.redis_store import RedisStore
     from ask_engine.server.auth import Limiter
 
@@ -42,6 +43,7 @@ class OpenedShop:
     name: str
     engine: Engine
     store: Store | None
+    question_log: QuestionLog | None = None  # opened here (closed with the shop); None: off, or not ours
 
 
 def shop_name(index_dir: str | Path) -> str:
@@ -51,13 +53,31 @@ def shop_name(index_dir: str | Path) -> str:
     return name
 
 
+def _shop_file(setting: str | None, index_dir: str | Path, name: str, suffix: str, *, several: bool) -> Path:
+    """`setting` (suffixed with the shop name when several shops share it), else <index>/../<name><suffix>."""
+    if setting:
+        path = Path(setting)
+        return path.with_name(f"{path.stem}.{name}{path.suffix or '.sqlite3'}") if several else path
+    return Path(index_dir).resolve().parent / f"{name}{suffix}"
+
+
 def store_path_for(settings: Settings, index_dir: str | Path, name: str, *, several: bool) -> Path:
     """settings.store_path (suffixed with the shop name when several shops share the setting), else
     <index>/../<name>.sqlite3."""
-    if settings.store_path:
-        path = Path(settings.store_path)
-        return path.with_name(f"{path.stem}.{name}{path.suffix or '.sqlite3'}") if several else path
-    return Path(index_dir).resolve().parent / f"{name}.sqlite3"
+    return _shop_file(settings.store_path, index_dir, name, ".sqlite3", several=several)
+
+
+def question_log_path_for(settings: Settings, index_dir: str | Path, name: str, *, several: bool) -> Path:
+    """settings.question_log_path (suffixed likewise), else <index>/../<name>.questions.sqlite3, beside the store."""
+    return _shop_file(settings.question_log_path, index_dir, name, ".questions.sqlite3", several=several)
+
+
+def open_question_log(settings: Settings, path: str | Path) -> QuestionLog:
+    """The question log at `path`, scrubbing every secret the settings hold from the queries it keeps."""
+    from ask_engine.insights.log import QuestionLog
+
+    secrets = [*settings.agent_keys, settings.admin_key or "", settings.llm_api_key]
+    return QuestionLog(path, retention_days=settings.question_log_retention_days, secrets=secrets)
 
 
 def open_store(settings: Settings, index_dir: str | Path, name: str, *, several: bool) -> Store:
@@ -95,13 +115,20 @@ def open_shops(index_dirs: Sequence[str | Path], settings: Settings, *, embedder
     opened: list[OpenedShop] = []
     try:
         for index_dir, name in zip(index_dirs, names, strict=True):
-            store = open_store(settings, index_dir, name, several=len(names) > 1)
+            several = len(names) > 1
+            store = open_store(settings, index_dir, name, several=several)
+            question_log = None
             try:
-                engine = Engine.open(index_dir, settings, embedder=embedder, store=store)
+                if settings.question_log:
+                    path = question_log_path_for(settings, index_dir, name, several=several)
+                    question_log = open_question_log(settings, path)
+                engine = Engine.open(index_dir, settings, embedder=embedder, store=store, question_log=question_log)
             except BaseException:
                 store.close()
+                if question_log is not None:
+                    question_log.close()
                 raise
-            opened.append(OpenedShop(name, engine, store))
+            opened.append(OpenedShop(name, engine, store, question_log))
         # Every index opened (its errors came first): now load each model once, before the first request.
         for shop in opened:
             load = getattr(shop.engine.embedder, "load", None)
@@ -120,6 +147,9 @@ def close_shops(shops: Sequence[OpenedShop]) -> None:
         if shop.store is not None:
             with contextlib.suppress(Exception):
                 shop.store.close()
+        if shop.question_log is not None:
+            with contextlib.suppress(Exception):
+                shop.question_log.close()  # writes what is still queued
 
 
 def rate_limiter_for(settings: Settings) -> Limiter:
@@ -200,6 +230,7 @@ def create_app(
     from starlette.middleware import Middleware
 
     from ask_engine.server import a2a_binding, catalog_routes, rest
+    from ask_engine.server.admin import admin_routes
     from ask_engine.server.mcp_binding import McpEndpoint, build_shop_server, build_ucp_server
     from ask_engine.server.signing import Signer, SigningMiddleware, load_keys
 
@@ -240,6 +271,7 @@ def create_app(
         routes += rest.shop_routes(prefix, service, ucp_mcp=ucp_mcp, shop_mcp=shop_mcp, keys=jwks)
         routes += a2a_binding.routes(prefix, service, lambda request, at: rest.base_url(request, settings, at))
         routes += catalog_routes.rest_routes(prefix, catalog)
+        routes += admin_routes(prefix, service)
     routes += rest.global_routes(services, settings)
 
     @contextlib.asynccontextmanager

@@ -68,6 +68,13 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
             f"Store: Redis at {settings.redacted_store_url} (prefix {settings.store_prefix}): conversations, "
             "idempotency keys and rate limits shared by every replica that names it."
         )
+    question_log = getattr(first.engine, "question_log", None)
+    if question_log is not None:
+        lines.append(
+            f"Question log: on ({question_log.path}); report: ask-engine report --log FILE --index DIR --out DIR"
+        )
+        if settings.admin_key:
+            lines.append(f"Live report: GET {root}/admin/insights with Authorization: Bearer <admin key>")
     lines.append("")
 
     if settings.trust_profiles:
