@@ -13,24 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ask_engine.bench.served import redis_unreachable
+
 # The project's machines and CI run Redis on loopback; point the tests elsewhere with TEST_REDIS_URL.
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def unreachable_reason(url: str = REDIS_URL) -> str | None:
     """None when Redis answers PING at `url`, else why not (the skip reason)."""
-    try:
-        import redis
-    except ImportError:
-        return "redis-py is not installed (pip install -e '.[dev]')"
-    client = redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=1.0)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        return f"no Redis answers at {url} ({exc}); start one (redis-server) or set TEST_REDIS_URL"
-    finally:
-        client.close()
-    return None
+    why = redis_unreachable(url)
+    return None if why is None else f"{why}; start one (redis-server) or set TEST_REDIS_URL"
 
 
 def fresh_prefix() -> str:

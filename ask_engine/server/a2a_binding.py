@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ask_engine.models import CAPABILITY
 from ask_engine.server.discovery import AGENT_CARD_PATH
 from ask_engine.server.service import Call, Caller, ProtocolError, ShopService, invalid_input
+from ask_engine.server.streams import replaying
 
 if TYPE_CHECKING:
     from a2a.server.agent_execution import RequestContext
@@ -259,15 +260,7 @@ class A2AEndpoint:
             await _refuse(send, err, _request_id(body))
             return
         scope[_CALLER] = caller
-        replayed = False
-
-        async def replay() -> Any:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
+        replay = replaying(body, receive)
         response = await self.dispatcher.handle_requests(Request(scope, replay))
         await response(scope, replay, send)
 

@@ -21,6 +21,7 @@ from ask_engine.server.service import (
     invalid_input,
     unpaired_surrogates,
 )
+from ask_engine.server.streams import read_capped, replaying
 
 if TYPE_CHECKING:
     import mcp_types
@@ -451,22 +452,11 @@ class McpEndpoint:
         if refused is not None:
             await _send_json(send, *refused)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.manager.handle_request(scope, replay, send_with_status)
+        await self.manager.handle_request(scope, replaying(body, receive), send_with_status)
 
     async def _read(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The whole body, or None once a refusal was sent (over the cap) or the client went away."""
         from starlette.datastructures import Headers
-
-        from ask_engine.server.streams import read_capped
 
         class _Gone(Exception):
             pass

@@ -1,8 +1,10 @@
-"""Reading a byte stream whole, refused past a size cap without reading the rest (request bodies, profiles)."""
+"""Reading a byte stream whole, refused past a size cap without reading the rest (request bodies, profiles), and
+handing a body already read on to the next ASGI app."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Awaitable, Callable
+from typing import Any
 
 
 async def read_capped(
@@ -20,3 +22,18 @@ async def read_capped(
             raise too_big
         parts.append(chunk)
     return b"".join(parts)
+
+
+def replaying(body: bytes, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+    """An ASGI `receive` that first hands on `body` (already read, to check it) whole, then defers to `receive`
+    (a disconnect)."""
+    replayed = False
+
+    async def replay() -> Any:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
