@@ -23,7 +23,7 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.guard.faithfulness import FaithfulnessScorer, attributable
-from ask_engine.guard.words import asked_about
+from ask_engine.guard.words import asked_about, names_recognisably
 from ask_engine.models import Message
 from ask_engine.types import Disclosure, Document, Draft, Evidence, Fact, Passage, Resolution, Sentence, Task
 
@@ -514,6 +514,40 @@ def test_a_sentence_naming_no_product_is_about_the_product_the_question_names(sc
     assert asked_about("What fill power is the Tarn down?", subjects) == [0, 2]
     assert asked_about("Which is warmer, the Tarn jacket or the Scafell bag?", subjects) == [0, 1, 2]
     assert asked_about("How do I wash down?", subjects) == [0, 1, 2]  # no product named more than another
+
+
+def test_a_common_word_of_another_products_title_does_not_make_a_sentence_about_it(
+    scorer: FaithfulnessScorer,
+) -> None:
+    """ "Care: Backflush the filter after each trip." in an answer about a steel bottle: the word "filter" is in
+    another product's title, but the reader takes the sentence to be about the bottle asked about."""
+    evidence = (
+        _product_evidence(1, "Insulated Steel Bottle 750 ml", "Insulated Steel Bottle 750 ml.\nCapacity: 750 ml."),
+        _product_evidence(
+            2,
+            "Brookwater Filter Bottle 600 ml",
+            "Brookwater Filter Bottle 600 ml.\nCare: Backflush the filter after each trip.",
+        ),
+    )
+    task = Task(
+        query="How long does the steel bottle keep drinks hot?",
+        evidence=evidence,
+        documents={},
+        resolution=Resolution(),
+    )
+    draft = Draft(
+        sentences=(
+            Sentence("Capacity: 750 ml.", cites=(1,)),
+            Sentence("Care: Backflush the filter after each trip.", cites=(2,)),
+            Sentence("The Brookwater filter bottle should be backflushed after each trip.", cites=(2,)),
+        ),
+        generator="openai",
+    )
+    kept, removed = ground(draft, task, scorer)
+    assert [s.text for s in removed] == ["Care: Backflush the filter after each trip."]
+    assert "The Brookwater filter bottle should be backflushed after each trip." in [s.text for s in kept.sentences]
+    assert not names_recognisably("Care: Backflush the filter after each trip.", "Brookwater Filter Bottle 600 ml")
+    assert names_recognisably("The Brookwater holds 600 ml.", "Brookwater Filter Bottle 600 ml")
 
 
 def test_a_draft_left_with_only_meta_sentences_no_longer_answers() -> None:

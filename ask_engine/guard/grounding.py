@@ -10,7 +10,14 @@ from typing import Protocol
 from ask_engine.guard.claims import check_claims, further_claims, is_not_recorded, not_recorded_part
 from ask_engine.guard.figures import hard_tokens
 from ask_engine.guard.untrusted import is_injection
-from ask_engine.guard.words import asked_about, attributable, names_no_product, names_products, passage_subject
+from ask_engine.guard.words import (
+    asked_about,
+    attributable,
+    names_no_product,
+    names_products,
+    names_recognisably,
+    passage_subject,
+)
 from ask_engine.phrases import phrase
 from ask_engine.types import Draft, Sentence, Task
 
@@ -86,7 +93,13 @@ def ground(draft: Draft, task: Task, scorer: SupportScorer) -> tuple[Draft, tupl
         else:
             # a sentence naming one product may not borrow another product's facts
             allowed = {numbers[i] for i in attributable(sentence.text, subjects)}
-            named = names_products(sentence.text, subjects)
+            # another product counts as named only when a reader would recognise it ("the filter" in an answer
+            # about a steel bottle is the bottle's, whatever product title also holds the word)
+            named = {
+                t
+                for t in names_products(sentence.text, subjects)
+                if t in about_titles or names_recognisably(sentence.text, t)
+            }
             if not named:
                 # a sentence without its own product is about the one the question names; when the question
                 # leaves two or more products open, a product's fact line says nothing the buyer can place

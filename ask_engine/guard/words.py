@@ -106,6 +106,19 @@ def names_products(sentence: str, subjects: Sequence[str]) -> set[str]:
     return {t for t in subjects if t and words & content_words(t)}
 
 
+def names_recognisably(sentence: str, title: str) -> bool:
+    """True when `sentence` names the product `title` as a reader would recognise it: by at least half the words of
+    its title, or by one of its names (a capitalised title word, capitalised in the sentence too, past its first
+    word). "Care: Backflush the filter after each trip." does not name the "Brookwater Filter Bottle 600 ml"."""
+    shared = content_words(sentence) & content_words(title)
+    if shared and 2 * len(shared) >= len(content_words(title)):
+        return True
+    names = {m.group(1).lower() for m in _CAPITALISED.finditer(title)}
+    first = re.match(r"\W*[\w'’-]+", sentence)
+    rest = sentence[first.end() :] if first else sentence
+    return any(m.group(1).lower() in names for m in _CAPITALISED.finditer(rest))
+
+
 def names_no_product(sentence: str, subjects: Sequence[str]) -> bool:
     """True when `sentence` shares no content word with any product title among `subjects`."""
     return not names_products(sentence, subjects)
