@@ -351,10 +351,10 @@ class Engine:
         self, req: AskRequest, index: ShopIndex, resolution: Resolution, question: _Question, outcome: _Outcome
     ) -> None:
         """Hand the answer's outcome to the question log; the log's own failures never reach the shopper."""
-        from ask_engine.insights.log import observe
-
         if self.question_log is None or not req.query.strip():
             return
+        from ask_engine.insights.log import observe
+
         try:
             self.question_log.record(
                 observe(

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from ask_engine.answering.addressing import addressed_by, asked_measures
-from ask_engine.answering.catalogue import _head, _heads
 from ask_engine.answering.product import _reference_stems
+from ask_engine.answering.query import _head, _heads
 from ask_engine.answering.units import Unit
 from ask_engine.language import content_stems
 from ask_engine.types import Document

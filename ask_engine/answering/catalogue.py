@@ -23,6 +23,8 @@ from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
     _attribute_stems,
     _concept_stems,
+    _head,
+    _heads,
     _product_words,
     _title_stems,
 )
@@ -219,18 +221,6 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
     answer.meta(phrase("not_offered", thing=offered, shop=task.shop_name))
     work.notes.append(f"no product, policy or FAQ sentence names {offered!r}")
     return answer
-
-
-def _head(phrase: str) -> str:
-    """The stem of a phrase's last word, which names what it is ("bike lights" are lights, not bikes)."""
-    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", phrase)
-    return next(iter(content_stems(words[-1])), "") if words else ""
-
-
-def _heads(doc: Document) -> frozenset[str]:
-    """What a product is, by the last word of its title, product type and tags ("Beacon 800 Front Light",
-    "Bike Lights": a light)."""
-    return frozenset(_head(text) for text in [doc.title, doc.product_type or "", *doc.tags] if text)
 
 
 def _first_passage(task: Task, doc: Document) -> Evidence | None:

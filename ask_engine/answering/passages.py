@@ -24,6 +24,7 @@ from ask_engine.answering.sentences import (
     _bare_item,
     _fits,
     _heading_names,
+    _heading_words,
     _near_duplicate,
     _quote,
     _score,
@@ -287,10 +288,9 @@ def _names_other_product(text: str, own_words: set[str]) -> bool:
 
 
 def _said_by(u: _Unit) -> frozenset[str]:
-    """The words a unit says, with its heading and its page's title, which name what all its sections are about
-    ("Monday to Saturday: 9:00am - 6:00pm" under "Our Stores — Fort William" speaks of a store)."""
-    title = u.evidence.passage.title if u.evidence.passage.kind == "page" else ""
-    return content_stems(f"{u.text} {u.context} {title}")
+    """The words a unit says, with its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under
+    "Our Stores — Fort William" speaks of a store)."""
+    return content_stems(u.text) | _heading_words(u)
 
 
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:

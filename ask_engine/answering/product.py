@@ -242,15 +242,22 @@ def _reference_stems(question: str, doc: Document) -> frozenset[str]:
     own = content_stems(" ".join([doc.body, doc.product_type or "", *doc.tags]))
     tokens = re.findall(r"[\w'-]+", question)
     stems = [next(iter(content_stems(t)), "") for t in tokens]
-    attribute = [any(mentions_concept(t, c.name) for c in CONCEPTS) for t in tokens]
     inside = [bool(st) and st in title for st in stems]
     changed = True
     while changed:
         changed = False
         for i, st in enumerate(stems):
             near = (i > 0 and inside[i - 1]) or (i + 1 < len(stems) and inside[i + 1])
-            # a name ("Shimano SLX") is what is asked about, not how the product is called
-            if not inside[i] and near and st and st in own and not attribute[i] and tokens[i].islower():
+            # a name ("Shimano SLX") is what is asked about, not how the product is called; the attribute check, the
+            # costly one, comes last
+            if (
+                not inside[i]
+                and near
+                and st
+                and st in own
+                and tokens[i].islower()
+                and not any(mentions_concept(tokens[i], c.name) for c in CONCEPTS)
+            ):
                 inside[i] = changed = True
     return frozenset(st for st, named in zip(stems, inside, strict=True) if named and st not in title)
 

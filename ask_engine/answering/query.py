@@ -283,6 +283,18 @@ def _product_words(doc: Document) -> frozenset[str]:
     return content_stems(" ".join([doc.title, doc.product_type or "", *doc.tags]))
 
 
+def _head(phrase: str) -> str:
+    """The stem of a phrase's last word, which names what it is ("bike lights" are lights, not bikes)."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", phrase)
+    return next(iter(content_stems(words[-1])), "") if words else ""
+
+
+def _heads(doc: Document) -> frozenset[str]:
+    """What a product is, by the last word of its title, product type and tags ("Beacon 800 Front Light",
+    "Bike Lights": a light)."""
+    return frozenset(_head(text) for text in [doc.title, doc.product_type or "", *doc.tags] if text)
+
+
 def _kind_stems(doc: Document) -> frozenset[str]:
     """Words that name a product or its kind in merchant text: its product type and its distinctive title words."""
     return (content_stems(doc.product_type or "") | _title_stems(doc)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS

@@ -93,6 +93,13 @@ def _is_heading(text: str, title: str, doc: Document | None) -> bool:
     return bare in {n.rstrip(" .:?") for n in names} or text.rstrip().endswith("?")
 
 
+def _heading_words(u: _Unit) -> frozenset[str]:
+    """The words of a unit's heading and, for a page, of its title, which names what all its sections are about
+    ("Visit the workshop" over "Address"; "Our Stores" over "Fort William")."""
+    title = u.evidence.passage.title if u.evidence.passage.kind == "page" else ""
+    return content_stems(f"{u.context} {title}")
+
+
 def _heading_names(names: frozenset[str], units: Sequence[_Unit]) -> frozenset[str]:
     """The names a question gives ("Keswick") that some of the units' headings carry: those sections are the ones
     about it."""
@@ -142,9 +149,7 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
     asked = asked_measures(intent.text)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
-        # a page's title names what all its sections are about ("Visit the workshop" over "Address")
-        title = u.evidence.passage.title if u.evidence.passage.kind == "page" else ""
-        context_words = content_stems(f"{u.context} {title}")
+        context_words = _heading_words(u)
         u.plain_overlap = any(not w.isdigit() and w not in names for w in wanted & (words | context_words))
         # a heading word counts almost fully: headings name the topic their sentences leave implicit
         lexical = (
