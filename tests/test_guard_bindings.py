@@ -63,9 +63,43 @@ def test_a_sweeping_quantifier_needs_the_supporting_sentence_to_make_it() -> Non
     assert unsupported_quantifier("Returns are free within 14 days.", ["Returns are free within 14 days."]) is None
 
 
+def test_a_prohibition_needs_a_supporting_sentence_that_says_it_is_not_done() -> None:
+    vat = "For orders of €150 or less we collect VAT at checkout, so there is nothing more to pay on delivery."
+    assert unsupported_quantifier("No, you cannot pay VAT on delivery.", [vat]) == "prohibitive"
+    # a verb negation, a prohibition or a "Label: no" line says it
+    assert unsupported_quantifier("The Arran coat cannot be tumble dried.", ["Tumble dry: no."]) is None
+    assert unsupported_quantifier("You cannot tumble dry it.", ["Do not tumble dry."]) is None
+    assert unsupported_quantifier("You can't return opened items.", ["Opened items cannot be returned."]) is None
+    # ... about the same thing
+    assert unsupported_quantifier("You cannot return opened items.", ["Lamp oil cannot be posted."]) == "prohibitive"
+
+
+def test_praise_is_a_claim_the_shop_must_make() -> None:
+    facts = ["Kirkstone 2 Tent by Northfold (Tents).", "Capacity: 2 person."]
+    assert unsupported_quantifier("The Kirkstone 2 is a fantastic tent.", facts) == "praise"
+    assert unsupported_quantifier("It is the best tent for two.", facts) == "praise"
+    said = ["A great tent for wild camping and festivals."]
+    assert unsupported_quantifier("It is a great tent for wild camping.", said) is None
+    assert unsupported_quantifier("Best before March 2027.", ["Best before: March 2027."]) is None
+
+
+def test_an_abbreviation_that_reads_as_a_word_must_be_in_the_evidence(embedder: Any) -> None:
+    from ask_engine.guard.words import missing_acronyms
+
+    evidence = ["Delivery.\nUK delivery takes 3-5 working days; EU delivery takes 4-7 working days."]
+    assert missing_acronyms("It takes 1 extra day for US delivery.", evidence) == ["US"]
+    assert missing_acronyms("Contact us for US delivery.", ["We deliver to the US in 5 days."]) == []
+    assert missing_acronyms("THE US PRICE IS SHOWN AT CHECKOUT.", evidence) == []  # written in capitals
+    assert missing_acronyms("That is OK for UK delivery.", evidence) == []
+    scorer = FaithfulnessScorer(embedder)
+    result = scorer.support("UK delivery takes 3-5 working days and US delivery 4-7 working days.", evidence)
+    assert not result.supported and "US" in result.missing_tokens
+    assert scorer.support("UK delivery takes 3-5 working days.", evidence).supported
+
+
 def test_the_quantifiers_are_language_data() -> None:
     groups = quantifier_words("en")
-    assert {"exclusive", "universal"} <= set(groups)
+    assert {"exclusive", "universal", "prohibitive", "praise"} <= set(groups)
     assert "only" in groups["exclusive"] and "always" in groups["universal"]
     assert quantifier_words("xx") == groups  # a language without its own file reads the English data
 

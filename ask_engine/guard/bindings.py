@@ -80,13 +80,33 @@ def _quantified(text: str, language: str) -> list[tuple[str, set[str]]]:
     return found
 
 
+# A sentence that says something is not done or not to be done ("Do not tumble dry", "is not sold", "Tumble dry: no")
+# supports a "cannot" as well as one that says "cannot"; "there is nothing more to pay" does not.
+_VERB_NEGATION = re.compile(
+    r"\b(?:do|does|did|will|would|should|must|may|can|could|is|are|was|were|be|has|have)\s*(?:n't|\s+not)\b"
+    r"|\bnever\b|\bnot\s+(?:be|to)\b",
+    re.IGNORECASE,
+)
+_LABEL_NO = re.compile(r"^[^:\n]{1,60}:\s*no\b", re.IGNORECASE | re.MULTILINE)
+_PROHIBITIVE = "prohibitive"
+
+
+def _groups(text: str, language: str) -> set[str]:
+    """The quantifier groups a supporting sentence uses; any verb negation or "Label: no" line counts as a
+    prohibition."""
+    groups = {g for g, _ in _quantified(text, language)}
+    if _VERB_NEGATION.search(_normalise_text(text)) or _LABEL_NO.search(text):
+        groups.add(_PROHIBITIVE)
+    return groups
+
+
 def unsupported_quantifier(sentence: str, support: Sequence[str], language: str = "en") -> str | None:
     """The quantifier group ("exclusive", "universal") `sentence` uses that no `support` sentence uses together with
     the word the quantifier governs ("We only ship to ..." is not supported by "we can only deliver ...")."""
     claimed = _quantified(sentence, language)
     if not claimed:
         return None
-    stated = [({g for g, _ in _quantified(text, language)}, content_words(text)) for text in support]
+    stated = [(_groups(text, language), content_words(text)) for text in support]
     for group, scope in claimed:
         if not any(group in groups and all(_matches(w, words) for w in scope) for groups, words in stated):
             return group

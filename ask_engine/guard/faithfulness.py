@@ -35,6 +35,7 @@ from ask_engine.guard.words import (
     _words,
     attributable,
     content_words,
+    missing_acronyms,
     passage_subject,
 )
 
@@ -407,6 +408,8 @@ class FaithfulnessScorer:
         names = frozenset().union(*(units[i].words for i in support_units))
         names |= frozenset().union(*(prepared.sources[i].words for i in sources))
         missing += sorted(e for e in _entities(sentence, prepared.known_names) if _stem(e) not in names)
+        named = [t for i in support_units for t in (units[i].text, units[i].title_text)]
+        missing += missing_acronyms(sentence, named + [prepared.sources[i].text for i in sources])
         flipped = any(flipped_label(sentence, units[i].text, self.language) for i in support_units)
         if flipped or not _negation_consistent(sentence, words, units[best], prepared):
             missing.append("negation")

@@ -186,6 +186,29 @@ _CAPITALISED = re.compile(r"(?<![\w'’-])([A-Z][A-Za-z'’]*(?:-[A-Za-z]+)*)")
 _SENTENCE_START = re.compile(r"(?:^|[;.!?]\s+|[\"“(\[]\s*|—\s*|-\s+)$")
 
 
+_INTERJECTIONS = frozenset({"ok", "hi"})  # "OK" is a word in capitals, not an abbreviation
+_ACRONYM = re.compile(r"(?<![\w'’-])([A-Z]{2,})(?![\w'’-])")
+
+
+def _stopword_acronyms(sentence: str) -> set[str]:
+    """Upper-case abbreviations that read as a common word in lower case ("US", "IT"): `_entities` lower-cases and
+    drops them as stopwords, so they are checked apart, case and all. Not in a sentence written in capitals."""
+    letters = [c for c in sentence if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) * 2 > len(letters):
+        return set()
+    found = {m.group(1) for m in _ACRONYM.finditer(_normalise_text(sentence))}
+    return {a for a in found if a.lower() in _STOPWORDS and a.lower() not in _NEGATION_WORDS | _INTERJECTIONS}
+
+
+def missing_acronyms(sentence: str, texts: Sequence[str]) -> list[str]:
+    """The stopword-like abbreviations of `sentence` that none of `texts` writes ("1 extra day for US delivery"
+    against evidence that only ever says "UK")."""
+    wanted = _stopword_acronyms(sentence)
+    if not wanted:
+        return []
+    return sorted(a for a in wanted if not any(re.search(rf"(?<![\w'’-]){a}(?![\w'’-])", t) for t in texts))
+
+
 def _entities(sentence: str, known: frozenset[str] = frozenset()) -> set[str]:
     """Capitalised words that name something, lower-cased (SKUs and model codes are hard tokens instead).
 
