@@ -94,11 +94,12 @@ class CatalogSearch:
 
     @staticmethod
     def names_kind(kind: str, doc: Document) -> bool:
-        from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _product_words
+        from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _head, _heads, _product_words
         from ask_engine.language import content_stems
 
+        # every word asked for is the product's, and the last one names what it is ("bikes" are not "Bike Lights")
         wanted = content_stems(kind) - _GENERIC_QUERY_STEMS
-        return bool(wanted) and wanted <= _product_words(doc)
+        return bool(wanted) and wanted <= _product_words(doc) and _head(kind) in _heads(doc)
 
     # --- retrieval ----------------------------------------------------------------------------------------
 
