@@ -108,3 +108,13 @@ def test_verdicts_name_their_source_and_never_turn_not_recorded_into_a_no() -> N
     sold_out = judge(_doc(), 0, red.passes[0], red)
     first = sold_out.verdicts[0]
     assert (first.constraint, first.outcome, first.source) == ("option", "failed", "inventory")
+
+
+def test_a_product_is_the_kind_asked_for_only_when_the_last_word_asked_names_what_it_is() -> None:
+    from ask_engine.catalog.search import CatalogSearch
+
+    lights = _doc(title="Beacon 800 Bike Lights")
+    assert not CatalogSearch.names_kind("bikes", lights)  # every word is the product's, but it is lights
+    assert CatalogSearch.names_kind("bike lights", lights)
+    assert CatalogSearch.names_kind("lights", lights)
+    assert CatalogSearch.names_kind("bikes", _doc(title="Gravel Bike", tags=("Bikes",)))
