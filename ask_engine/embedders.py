@@ -433,7 +433,10 @@ def fallback_cache_dir() -> Path:
 
 def _private_folder(folder: Path) -> Path:
     """`folder`, created readable by this user only; refused when someone else made it first (shared /tmp)."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BackendError(f"cannot create the ONNX export folder {folder} either ({exc}); set onnx_cache_dir") from exc
     if hasattr(os, "getuid") and folder.stat().st_uid != os.getuid():
         raise BackendError(f"the ONNX export folder {folder} belongs to another user; set onnx_cache_dir")
     return folder
