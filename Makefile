@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup setup-serve setup-test setup-onnx index demo serve test test-fast lint check eval bench fuzz clean
+.PHONY: setup setup-serve setup-test index demo serve test test-fast lint check eval bench fuzz clean
 
 # llama-cpp-python compiles llama.cpp at install time, by default for the CPU it is built on. Such a build crashes on
 # CPUs with AMX (Intel Xeon) on the first prompt longer than one token, and may not run on other CPUs: build for any
@@ -26,7 +26,7 @@ endif
 #   setup-serve  what `make serve` needs: the package and its runtime dependencies, nothing else;
 #   setup-test   what `make test` needs: the serve tier plus the dev and llm-test extras (llama.cpp, built portably).
 # `make setup` is the test tier. torch==2.13.0 (the local CPU wheel) goes in first, so sentence-transformers never
-# pulls a CUDA build.
+# pulls a CUDA build. The serve tier includes the default embedder's ONNX Runtime (optimum-onnx, onnxruntime).
 setup: setup-test
 setup-serve: $(VENV)/.installed-serve
 setup-test: $(VENV)/.installed-test
@@ -41,11 +41,6 @@ $(VENV)/.installed-serve: pyproject.toml
 $(VENV)/.installed-test: $(VENV)/.installed-serve $(LLAMA_STAMP)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q -e '.[dev,llm-test]'
 	touch $@
-
-# Optional: the onnx embedder (`embedder = "onnx"`). Not part of setup-serve/setup-test: its optimum-onnx needs
-# transformers<4.58, so this moves the venv to sentence-transformers 5.x / transformers 4.57 (README, "Embedders").
-setup-onnx: setup-serve
-	$(BIN)/python -m pip install -q torch==2.13.0 -e '.[onnx]'
 
 # Order-only: a changed pyproject.toml re-runs pip, but does not rebuild llama.cpp.
 $(LLAMA_STAMP): | $(VENV)/.installed-serve

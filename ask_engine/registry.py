@@ -28,8 +28,8 @@ KINDS: dict[str, str] = {
 _BUILTINS: dict[str, dict[str, str]] = {
     "catalog_source": {"shop-folder": "ask_engine.sources.shop:ShopSource"},
     "embedder": {
-        "sentence-transformers": "ask_engine.embedders:SentenceTransformerEmbedder",
-        "onnx": "ask_engine.embedders:OnnxEmbedder",  # the same model on ONNX Runtime (extra: ask-engine[onnx])
+        "onnx": "ask_engine.embedders:OnnxEmbedder",  # the default: the model on ONNX Runtime
+        "sentence-transformers": "ask_engine.embedders:SentenceTransformerEmbedder",  # the same model on PyTorch
         "hash": "ask_engine.testing:HashEmbedder",  # a fake: no model, for tests
     },
     "vector_index": {"faiss": "ask_engine.indexes:FaissVectorIndex"},

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,23 +123,9 @@ def test_a_folder_without_a_model_raises_backend_error(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------- ONNX backend
+# The ONNX backend (optimum-onnx, onnxruntime) is a dependency of ask-engine: these tests run everywhere, and the
+# fallback tests hide it per test (sys.modules) to check what happens where it cannot be imported.
 
-
-def _onnx_backend_missing() -> str | None:
-    """Why sentence-transformers' ONNX backend cannot run here (None: it can)."""
-    from ask_engine.embedders import _check_onnx_backend
-
-    try:
-        _check_onnx_backend()
-    except BackendError as exc:
-        return str(exc)
-    return None
-
-
-_NO_ONNX = _onnx_backend_missing()
-needs_onnx = pytest.mark.skipif(
-    _NO_ONNX is not None, reason=f"ONNX backend not installed (make setup-onnx installs it): {_NO_ONNX}"
-)
 _TEXTS = [
     "Is the Tarn Wellington Boot waterproof?",
     "Do you ship to Norway?",
@@ -153,7 +141,33 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("onnx-cache")
 
 
-@needs_onnx
+@pytest.fixture(scope="module")
+def exported_cache(onnx_cache: Path) -> Path:
+    """`onnx_cache` holding the fp32 export (exported once for the module)."""
+    from ask_engine.embedders import OnnxEmbedder
+
+    OnnxEmbedder(cache_dir=onnx_cache).load()
+    return onnx_cache
+
+
+@pytest.fixture
+def without_onnx_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """onnxruntime and optimum.onnxruntime cannot be imported for this test (a None entry makes `import` fail)."""
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    monkeypatch.setitem(sys.modules, "optimum.onnxruntime", None)
+    monkeypatch.setattr("ask_engine.embedders._FELL_BACK", [])
+
+
+def test_the_default_embedder_is_onnx_fp32() -> None:
+    from ask_engine import registry
+    from ask_engine.embedders import OnnxEmbedder
+
+    settings = Settings()
+    assert settings.embedder == "onnx" and settings.onnx_int8 is False
+    made = registry.create("embedder", settings.embedder, settings)
+    assert isinstance(made, OnnxEmbedder) and made.int8 is None and not made.loaded
+
+
 def test_onnx_fp32_gives_pytorchs_vectors_and_pytorchs_name(
     embedder: SentenceTransformerEmbedder, onnx_cache: Path
 ) -> None:
@@ -163,6 +177,7 @@ def test_onnx_fp32_gives_pytorchs_vectors_and_pytorchs_name(
     assert isinstance(onnx, Embedder)
     assert not onnx.loaded  # exporting waits for the first embedding
     got, want = onnx.embed_documents(_TEXTS), embedder.embed_documents(_TEXTS)
+    assert onnx.backend == "onnx"  # ran on ONNX Runtime, not the PyTorch fallback
     cosines = (got * want).sum(axis=1)
     assert cosines.min() >= 1 - 1e-5, cosines
     np.testing.assert_allclose(onnx.embed_query(_TEXTS[1]), embedder.embed_query(_TEXTS[1]), atol=1e-5)
@@ -174,40 +189,89 @@ def test_onnx_fp32_gives_pytorchs_vectors_and_pytorchs_name(
     check_embedder(onnx)  # the contract every embedder keeps
 
 
-@needs_onnx
-def test_onnx_export_is_cached_once_per_model_and_leaves_no_temporary_folder(onnx_cache: Path) -> None:
-    from ask_engine.embedders import ONNX_FILE, OnnxEmbedder, default_model_path, onnx_model_folder
+def test_onnx_export_is_cached_once_per_model_and_leaves_no_temporary_folder(exported_cache: Path) -> None:
+    from ask_engine.embedders import ONNX_FILE, default_model_path, onnx_model_folder
 
-    OnnxEmbedder(cache_dir=onnx_cache).load()
-    folder, file_name = onnx_model_folder(default_model_path(), onnx_cache)
+    folder, file_name = onnx_model_folder(default_model_path(), exported_cache)
     assert file_name == ONNX_FILE
     exported = folder / ONNX_FILE
     stamp = exported.stat().st_mtime_ns
-    again, _ = onnx_model_folder(default_model_path(), onnx_cache)  # found, not exported again
+    again, _ = onnx_model_folder(default_model_path(), exported_cache)  # found, not exported again
     assert again == folder and exported.stat().st_mtime_ns == stamp
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".tmp-")]
 
 
-@needs_onnx
 def test_onnx_int8_has_its_own_name_and_vectors_close_to_fp32(
-    embedder: SentenceTransformerEmbedder, onnx_cache: Path
+    embedder: SentenceTransformerEmbedder, exported_cache: Path
 ) -> None:
     from ask_engine.embedders import OnnxEmbedder
 
-    int8 = OnnxEmbedder(settings=Settings(embedder="onnx", onnx_int8=True, onnx_cache_dir=str(onnx_cache)))
+    int8 = OnnxEmbedder(settings=Settings(embedder="onnx", onnx_int8=True, onnx_cache_dir=str(exported_cache)))
     assert int8.name != embedder.name and "int8" in int8.name  # other vectors: an fp32 index refuses it
     cosines = (int8.embed_documents(_TEXTS) * embedder.embed_documents(_TEXTS)).sum(axis=1)
     assert 0.9 < cosines.min() < 1 - 1e-4, cosines  # close, but not the same vectors
 
 
-@pytest.mark.skipif(_NO_ONNX is None, reason="the ONNX backend is installed here")
-def test_onnx_embedder_without_its_backend_says_what_to_install(tmp_path: Path) -> None:
+def test_an_unwritable_cache_dir_says_which_setting_and_leaves_nothing(tmp_path: Path) -> None:
+    from ask_engine.embedders import OnnxCacheUnwritable, default_model_path, onnx_model_folder
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")  # even root cannot make a folder under a file
+    with pytest.raises(OnnxCacheUnwritable, match="onnx_cache_dir"):
+        onnx_model_folder(default_model_path(), blocker / "cache")
+    assert blocker.read_text() == "not a folder"
+
+
+def test_an_unwritable_cache_dir_falls_back_to_a_private_temporary_folder_with_a_warning(
+    embedder: SentenceTransformerEmbedder,
+    exported_cache: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     from ask_engine.embedders import OnnxEmbedder
 
-    onnx = OnnxEmbedder(cache_dir=tmp_path)  # created cheaply: the error comes when the model is needed
-    with pytest.raises(BackendError, match=r"ask-engine\[onnx\]"):
-        onnx.embed_query("x")
+    fallback = tmp_path / "fallback"
+    shutil.copytree(exported_cache, fallback)  # holds the export already: nothing is exported again here
+    monkeypatch.setattr("ask_engine.embedders.fallback_cache_dir", lambda: fallback)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    onnx = OnnxEmbedder(cache_dir=blocker / "cache")
+    with caplog.at_level(logging.WARNING, logger="ask_engine.embedders"):
+        vector = onnx.embed_query(_TEXTS[0])
+    assert onnx.cache_dir == fallback and onnx.backend == "onnx"
+    assert [r for r in caplog.records if "onnx_cache_dir" in r.getMessage() and str(fallback) in r.getMessage()]
+    assert fallback.stat().st_mode & 0o077 == 0  # readable by this user only
+    np.testing.assert_allclose(vector, embedder.embed_query(_TEXTS[0]), atol=1e-5)
+
+
+@pytest.mark.usefixtures("without_onnx_backend")
+def test_onnx_fp32_without_its_backend_falls_back_to_pytorch_with_one_warning(
+    embedder: SentenceTransformerEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+
+    with caplog.at_level(logging.WARNING, logger="ask_engine.embedders"):
+        first, second = OnnxEmbedder(cache_dir=tmp_path), OnnxEmbedder(cache_dir=tmp_path)
+        vectors = first.embed_documents(_TEXTS)
+        second.embed_query(_TEXTS[0])
+    assert first.backend == second.backend == "torch"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings  # once per process, not once per embedder
+    assert 'embedder = "sentence-transformers"' in warnings[0] and "PyTorch" in warnings[0]
+    np.testing.assert_allclose(vectors, embedder.embed_documents(_TEXTS), atol=1e-6)
+    assert first.name == embedder.name  # an index built with either still fits
     assert not list(tmp_path.iterdir())  # nothing half-exported
+
+
+@pytest.mark.usefixtures("without_onnx_backend")
+def test_onnx_int8_without_its_backend_fails_naming_the_setting(tmp_path: Path) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+
+    int8 = OnnxEmbedder(cache_dir=tmp_path, int8=True)  # created cheaply: the error comes when the model is needed
+    with pytest.raises(BackendError, match=r"onnx_int8.*ASK_ENGINE_EMBEDDER"):
+        int8.embed_query("x")
+    assert not int8.loaded and not list(tmp_path.iterdir())
 
 
 def test_the_onnx_embedder_is_a_registered_builtin_chosen_by_settings(tmp_path: Path) -> None:

@@ -389,13 +389,13 @@ def test_cli_index_reports_model_loading_apart_from_embedding(
 
     import ask_engine.embedders as embedders
 
-    loaded = embedders._load_model
+    shared = embedders._shared
 
-    def slow_load(path: str, device: str) -> Any:  # a cold start: the model takes a while to load
+    def slow_load(key: tuple[str, ...], build: Any) -> Any:  # a cold start: the model (either backend) loads slowly
         time.sleep(3.0)
-        return loaded(path, device)
+        return shared(key, build)
 
-    monkeypatch.setattr(embedders, "_load_model", slow_load)
+    monkeypatch.setattr(embedders, "_shared", slow_load)
     single = write_shop(tmp_path / "one-product", {3: PRODUCTS[3]})
     assert main(["index", str(single), "--out", str(tmp_path / "one"), "--quiet"]) == 0
     printed = capsys.readouterr().out

@@ -79,13 +79,15 @@ class ExtractiveGenerator:
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder given at construction, or the configured sentence-transformers model, loaded on first use."""
+        """The embedder given at construction, or the configured one (`embedder`), made on first use."""
         if self._embedder is None:
             with self._lock:
                 if self._embedder is None:
-                    from ask_engine.embedders import SentenceTransformerEmbedder
+                    from ask_engine import registry
+                    from ask_engine.config import Settings
 
-                    self._embedder = SentenceTransformerEmbedder(settings=self.settings)
+                    settings = self.settings or Settings()
+                    self._embedder = registry.create("embedder", settings.embedder, settings)
         return self._embedder
 
     def generate(self, task: Task) -> Draft:
