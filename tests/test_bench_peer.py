@@ -81,6 +81,7 @@ def test_peer_indexes_the_engines_passages_with_the_same_vectors_and_retrieves_w
 
     assert result["passages"] == len(hash_engine.index.passages) > 30
     assert result["embed_model"] == "EngineEmbedding" and result["build_embedded"] is True
+    assert result["query_cache"] is False
     assert result["vectors_max_abs_diff"] < 1e-6  # LlamaIndex embedded each passage's text exactly as the engine did
     assert result["retrieve_ms"]["n"] == result["ask_ms"]["n"] == 16
     assert result["ask_over_retrieve_p50"] == round(result["ask_ms"]["p50"] / result["retrieve_ms"]["p50"], 3)

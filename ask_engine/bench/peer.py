@@ -111,10 +111,8 @@ def build_peer(passages: Sequence[Passage], embed_model: Any, vectors: Any = Non
 
     if vectors is not None and len(vectors) != len(passages):
         raise ValueError(f"{len(vectors)} vectors for {len(passages)} passages")
-    nodes = [
-        TextNode(id_=p.id, text=p.text, embedding=None if vectors is None else [float(x) for x in vectors[i]])
-        for i, p in enumerate(passages)
-    ]
+    rows: list[Any] = [None] * len(passages) if vectors is None else np.asarray(vectors, dtype=np.float32).tolist()
+    nodes = [TextNode(id_=p.id, text=p.text, embedding=row) for p, row in zip(passages, rows, strict=True)]
     start = time.perf_counter()
     index = VectorStoreIndex(nodes, embed_model=embed_model, show_progress=False)
     return index, time.perf_counter() - start
@@ -186,6 +184,7 @@ def bench_peer(
         "library": "llama-index-core",
         "versions": {name: _version(name) for name in ("llama-index-core", "llama-index-embeddings-huggingface")},
         "embed_model": type(embed_model).__name__,
+        "query_cache": getattr(embed_model, "embeddings_cache", None) is not None,  # LlamaIndex's default: none
         "top_k": top_k,
         "passages": len(passages),
         "questions": len(questions),
