@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup setup-serve setup-test index demo serve test test-fast lint check eval bench fuzz clean
+.PHONY: setup setup-serve setup-test setup-bench index demo serve test test-fast lint check eval bench fuzz clean
 
 # llama-cpp-python compiles llama.cpp at install time, by default for the CPU it is built on. Such a build crashes on
 # CPUs with AMX (Intel Xeon) on the first prompt longer than one token, and may not run on other CPUs: build for any
@@ -40,6 +40,16 @@ $(VENV)/.installed-serve: pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed-serve $(LLAMA_STAMP)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q -e '.[dev,llm-test]'
+	touch $@
+
+# Only `make bench`: the redis extra (the replica figures share a Redis) and the bench extra (the LlamaIndex peer,
+# llama-index-core and its HuggingFace embedding), kept out of setup-serve/setup-test so the main install stays lean.
+# A stamp like the tiers': re-run when the serve tier (so pyproject.toml) changed. torch==2.13.0 is named again so
+# pip never swaps it for a CUDA build while resolving the extra.
+setup-bench: $(VENV)/.installed-bench
+
+$(VENV)/.installed-bench: $(VENV)/.installed-serve
+	$(BIN)/python -m pip install -q torch==2.13.0 -e '.[redis,bench]'
 	touch $@
 
 # Order-only: a changed pyproject.toml re-runs pip, but does not rebuild llama.cpp.
@@ -87,9 +97,8 @@ fuzz: index
 	$(BIN)/python -m pip install -q -e '.[fuzz]'
 	$(BIN)/python -m tests.fuzz_openapi --index $(INDEX) --max-examples $(FUZZ_EXAMPLES)
 
-# The replica figures share a Redis (store_url, else 127.0.0.1:6379): the redis extra goes in first.
-bench: setup-serve
-	$(BIN)/python -m pip install -q -e '.[redis]'
+# One run, every figure: the redis and bench extras go in first (setup-bench).
+bench: setup-bench
 	$(BIN)/python -m ask_engine.bench --out bench/results.json $(BENCH_ARGS)
 
 clean:

@@ -25,6 +25,7 @@ from ask_engine.bench import (
     touch_products,
     write_synthetic_shop,
 )
+from ask_engine.bench.peer import peer_unavailable
 from ask_engine.chunking import passages
 from ask_engine.sources import alias_key, alias_keys, load_documents
 
@@ -190,6 +191,15 @@ def test_quick_benchmark_returns_every_figure_and_prints_them(tmp_path: Path, on
     assert size["products"] == 12 and size["passages"] >= 12
     assert size["ask_ms"]["n"] == 10 and size["peak_rss_mb"] >= size["rss_after_model_mb"] > 0
     assert 0 < size["incremental_embedded_passages"] < size["passages"]
+    missing = peer_unavailable()  # the LlamaIndex peer is the optional `bench` extra: figures or the reason
+    for peer in (results["peer"], size["peer"]):
+        if missing:
+            assert peer == {"skipped": missing}
+        else:
+            assert peer["retrieve_ms"]["n"] == peer["ask_ms"]["n"] == peer["questions"] * peer["rounds"] > 0
+            assert peer["ask_over_retrieve_p50"] > 0 and peer["vectors_max_abs_diff"] < 1e-4
+    assert results["peer"].get("build_embedded", True) and not size["peer"].get("build_embedded", False)
+    assert results["load_average"]["start"] and results["load_average"]["end"]
     json.dumps(results)
 
     out = io.StringIO()
@@ -199,6 +209,7 @@ def test_quick_benchmark_returns_every_figure_and_prints_them(tmp_path: Path, on
     printed = out.getvalue()
     assert "ask p50 / embedding p50" in printed and "Synthetic catalogues" in printed and "build / encode" in printed
     assert "Question log: the same questions with and without it" in printed
+    assert "LlamaIndex peer" in printed and "load average (1/5/15 min) start " in printed
 
 
 @pytest.mark.slow

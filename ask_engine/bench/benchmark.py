@@ -1,7 +1,8 @@
 """`make bench`: ask latency against raw query embedding, indexing against raw encoding, incremental reindex,
-synthetic catalogue sizes (each in a fresh process) and served requests/second, written to JSON and printed.
+the LlamaIndex peer (retrieval only, same passages and model), synthetic catalogue sizes (each in a fresh process)
+and served requests/second, written to JSON and printed.
 
-    python -m ask_engine.bench --out bench/results.json [--sizes 1000,10000] [--quick]
+    python -m ask_engine.bench --out bench/results.json [--sizes 1000,10000] [--quick] [--no-peer]
 
 Every figure is paired with a reference measured in the same run on the same machine (the embedding model alone),
 because on a shared machine the ratios say more than the absolute numbers.
@@ -32,6 +33,7 @@ from ask_engine.bench.latency import (
     product_questions,
 )
 from ask_engine.bench.measure import _load_average, _log, machine_info
+from ask_engine.bench.peer import bench_peer
 from ask_engine.bench.question_log import bench_question_log
 from ask_engine.bench.served import CONCURRENCY, REPLICAS, bench_replicas, bench_server, redis_unreachable
 
@@ -57,8 +59,10 @@ def run_benchmark(
     requests: int = 200,
     settings: Settings | None = None,
     replicas: Sequence[int] = REPLICAS,
+    peer: bool = True,
 ) -> dict[str, Any]:
-    """Every benchmark; returns the results `--out` writes. `quick`: fewer questions, sizes [200], no server."""
+    """Every benchmark; returns the results `--out` writes. `quick`: fewer questions, sizes [200], no server.
+    `peer`: the LlamaIndex retrieval-only figures (recorded as skipped, with the reason, when it is not installed)."""
     from ask_engine.config import Settings
 
     settings = settings or Settings.load()
@@ -98,6 +102,10 @@ def run_benchmark(
             results["ask"] = bench_ask(engine, embedder, questions, rounds=1 if quick else 2, warmup=4 if quick else 10)
             _log("asking them with and without the question log")
             results["question_log"] = bench_question_log(engine, questions, work, rounds=1 if quick else 2)
+            results["peer"] = {"skipped": "--no-peer"}
+            if peer:
+                _log("the LlamaIndex peer: the same passages and model, retrieval only")
+                results["peer"] = bench_peer(engine, questions, rounds=1 if quick else 2, warmup=4 if quick else 10)
         results["ask"]["embed_query_p50_by_threads"] = _embed_threads_probe(embedder, questions[:16])
         if not quick:
             with _opened(index, _embedder(settings, cached=True), settings) as engine:
@@ -106,7 +114,9 @@ def run_benchmark(
         results["synthetic"] = []
         for n in sizes:
             _log(f"synthetic catalogue of {n} products (fresh process)")
-            results["synthetic"].append(_size_in_subprocess(n, work / f"size-{n}", questions=10 if quick else 30))
+            results["synthetic"].append(
+                _size_in_subprocess(n, work / f"size-{n}", questions=10 if quick else 30, peer=peer)
+            )
 
         results["server"] = None
         if server:
@@ -151,6 +161,15 @@ def _x(value: Any) -> str:
     return f"{value:.2f}×" if isinstance(value, int | float) else "–"
 
 
+def _load(load: dict[str, Any] | None) -> str:
+    """'start 1.2 / 1.0 / 0.9, end ...' (1, 5 and 15 minutes), or '–' where the platform has none."""
+
+    def one(value: Any) -> str:
+        return " / ".join(f"{x:g}" for x in value) if value else "–"
+
+    return f"start {one((load or {}).get('start'))}, end {one((load or {}).get('end'))}"
+
+
 def print_tables(results: dict[str, Any], console: Any = None) -> None:
     """The results as rich tables."""
     from rich.console import Console
@@ -161,7 +180,8 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
     machine = results["machine"]
     console.print(
         f"[bold]ask-engine benchmark[/] {results['date']} · {machine['cpu_count']} × {machine['cpu_model']} · "
-        f"{machine['memory_gb']} GB · torch threads {machine['torch_threads']} · load {results['load_average']}"
+        f"{machine['memory_gb']} GB · torch threads {machine['torch_threads']} · "
+        f"load average (1/5/15 min) {_load(results.get('load_average'))}"
     )
     ask = results["ask"]
     table = Table(title=f"In-process ask, sample shop ({ask['questions']} questions × {ask['rounds']})")
@@ -179,6 +199,7 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
     if ask.get("texts_embedded_per_ask") is not None:
         table.add_row("texts embedded per ask (besides the query)", f"{ask['texts_embedded_per_ask']:,.2f}", "", "")
     console.print(table)
+    print_peer(results.get("peer"), console)
 
     qlog = results.get("question_log")
     if qlog:
@@ -215,9 +236,12 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
     console.print(table)
 
     if results["synthetic"]:
-        table = Table(title="Synthetic catalogues (each in a fresh process)")
-        columns = ("products", "passages", "build s", "passages/s", "ask p50", "ask p95", "ask/embed", "1% reindex s")
-        for column in (*columns, "peak RSS MB"):
+        table = Table(
+            title="Synthetic catalogues (each in a fresh process; ms, s, MB; peer: LlamaIndex top-5 retrieve)"
+        )
+        columns = ["products", "passages", "build s", "pass./s", "ask p50", "ask p95", "ask/emb"]
+        columns += ["peer p50", "ask/peer", "1% reindex", "peak RSS"]
+        for column in columns:
             table.add_column(column, justify="right")
         for row in results["synthetic"]:
             table.add_row(
@@ -228,6 +252,8 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
                 _ms(row["ask_ms"], "p50"),
                 _ms(row["ask_ms"], "p95"),
                 _x(row["ask_over_embed_p50"]),
+                _ms(row.get("peer", {}).get("retrieve_ms", {}), "p50"),
+                _x(row.get("peer", {}).get("ask_over_retrieve_p50")),
                 f"{row['incremental_seconds']:,.1f}",
                 f"{row['peak_rss_mb']:,.0f}",
             )
@@ -249,6 +275,32 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
         console.print(table)
     print_replicas(results.get("replicas"), console)
     console.print(f"[dim]{results['note']}[/]")
+
+
+def print_peer(peer: dict[str, Any] | None, console: Any) -> None:
+    """The LlamaIndex peer as a table (or why it was skipped)."""
+    from rich.table import Table
+
+    if not peer:
+        return
+    if "skipped" in peer:
+        console.print(f"LlamaIndex peer: skipped ({peer['skipped']})", markup=False)  # the reason names '.[bench]'
+        return
+    table = Table(
+        title=f"LlamaIndex peer: VectorStoreIndex over the same {peer['passages']} passages, same model, top-"
+        f"{peer['top_k']} retrieval only ({peer['questions']} questions × {peer['rounds']}, interleaved with ask)"
+    )
+    for column in ("", "p50 ms", "p95 ms", "p99 ms"):
+        table.add_column(column, justify="right" if column else "left")
+    table.add_row("LlamaIndex retrieve", *(_ms(peer["retrieve_ms"], k) for k in ("p50", "p95", "p99")))
+    table.add_row("ask (query cache off)", *(_ms(peer["ask_ms"], k) for k in ("p50", "p95", "p99")))
+    table.add_row("[bold]ask p50 / LlamaIndex retrieve p50[/]", _x(peer["ask_over_retrieve_p50"]), "", "")
+    embedded = "embedding every passage" if peer["build_embedded"] else "from the index's stored vectors"
+    table.add_row(f"LlamaIndex build, {embedded} (s)", f"{peer['build_seconds']:,.2f}", "", "")
+    table.add_row(
+        f"top-{peer['top_k']} same as the engine's dense search", f"{peer['top_k_same_as_dense']:.0%}", "", ""
+    )
+    console.print(table)
 
 
 def print_replicas(replicas: dict[str, Any] | None, console: Any) -> None:
@@ -295,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shop", type=Path, default=SAMPLE_SHOP, help="shop folder for the in-process figures")
     parser.add_argument("--requests", type=int, default=200, help="served requests per concurrency level")
     parser.add_argument("--no-server", action="store_true", help="skip the served requests/second figures")
+    parser.add_argument("--no-peer", action="store_true", help="skip the LlamaIndex peer (the `bench` extra)")
     parser.add_argument(
         "--replicas",
         type=_sizes,
@@ -317,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.one_size is not None:
         if args.workdir is None:
             parser.error("--one-size needs --workdir")
-        print(json.dumps(bench_size(args.one_size, args.workdir, questions=args.questions)))
+        print(json.dumps(bench_size(args.one_size, args.workdir, questions=args.questions, peer=not args.no_peer)))
         return 0
 
     results = run_benchmark(
@@ -328,6 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server=False if args.no_server else None,
         requests=args.requests,
         replicas=args.replicas,
+        peer=not args.no_peer,
     )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

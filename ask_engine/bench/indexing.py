@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ask_engine.bench.latency import _embedder, _opened, bench_ask, touch_products
 from ask_engine.bench.measure import _folder_mb, _log, _peak_rss_mb, _ratio, _rss_mb
+from ask_engine.bench.peer import bench_peer
 
 if TYPE_CHECKING:
     from ask_engine.config import Settings
@@ -106,9 +107,17 @@ def bench_indexing(
 
 
 def bench_size(
-    n_products: int, work: Path, *, questions: int = 30, seed: int = 0, settings: Settings | None = None
+    n_products: int,
+    work: Path,
+    *,
+    questions: int = 30,
+    seed: int = 0,
+    settings: Settings | None = None,
+    peer: bool = True,
 ) -> dict[str, Any]:
-    """One synthetic catalogue size, in this process: generate, build, ask, reindex 1%, peak memory.
+    """One synthetic catalogue size, in this process: generate, build, ask, reindex 1%, peak memory; then (`peer`)
+    the LlamaIndex peer over the reindexed index's stored vectors, after the peak RSS was read, so that figure stays
+    the engine's own.
 
     Meant to run alone in a fresh process (`--one-size`), so the peak RSS is this size's own.
     """
@@ -132,7 +141,7 @@ def bench_size(
         ask = bench_ask(engine, embedder, asks, rounds=1, warmup=5) if asks else {}
     changed = touch_products(shop, 0.01)
     incremental = build_index(shop, work / "index", settings, embedder=embedder, progress=False)
-    return {
+    result = {
         "products": n_products,
         "documents": report.documents,
         "passages": report.passages,
@@ -155,10 +164,16 @@ def bench_size(
         "incremental_over_full": _ratio(incremental.seconds, report.seconds),
         "rss_after_model_mb": rss_model,
         "peak_rss_mb": _peak_rss_mb(),
+        "peer": {"skipped": "--no-peer"},
     }
+    if peer:
+        _log(f"{n_products} products: the LlamaIndex peer over the same passages and vectors")
+        with _opened(work / "index", embedder, settings) as engine:
+            result["peer"] = bench_peer(engine, asks, warmup=5, reuse_vectors=True)
+    return result
 
 
-def _size_in_subprocess(n_products: int, work: Path, *, questions: int) -> dict[str, Any]:
+def _size_in_subprocess(n_products: int, work: Path, *, questions: int, peer: bool = True) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable,
@@ -170,6 +185,7 @@ def _size_in_subprocess(n_products: int, work: Path, *, questions: int) -> dict[
         str(work),
         "--questions",
         str(questions),
+        *(() if peer else ("--no-peer",)),
     ]
     # stderr (progress) goes straight through; stdout carries the JSON result.
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)

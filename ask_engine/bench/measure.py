@@ -110,6 +110,16 @@ def machine_info() -> dict[str, Any]:
         "python": platform.python_version(),
         "versions": {
             name: _version(name)
-            for name in ("ask-engine", "torch", "faiss-cpu", "sentence-transformers", "transformers", "bm25s", "numpy")
+            for name in (
+                "ask-engine",
+                "torch",
+                "faiss-cpu",
+                "sentence-transformers",
+                "transformers",
+                "bm25s",
+                "numpy",
+                "llama-index-core",  # the bench extra's peer: None where it is not installed
+                "llama-index-embeddings-huggingface",
+            )
         },
     }
