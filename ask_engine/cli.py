@@ -151,6 +151,16 @@ _CONFIG_HELP = "TOML settings file (keys at the top level or under [ask_engine];
 _INDEX_HELP = "index folder built by `ask-engine index` (not the shop folder)"
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _cmd_samples(args: argparse.Namespace) -> int:
     from ask_engine import samples
 
@@ -224,6 +234,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="port to listen on (default 8000, or `port` in the settings; 0: any free port)",
+    )
+    p.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="processes answering on the port, each with its own model (default 1, or `workers` in the settings); "
+        "more than one needs store_url (Redis) and gets cores/N embedding threads each unless embedding_threads is set",
     )
     p.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     p.set_defaults(func=_cmd_serve)

@@ -128,6 +128,13 @@ class Settings(BaseModel):
         description="request body cap; default: the largest ask within every field limit (see ask_body_bytes)",
     )
     max_concurrency: int = 8
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="`serve` processes answering on one port (uvicorn workers), each with its own model; more than one "
+        "needs store_url. Keep workers × embedding_threads ≤ cores",
+    )
     public_base_url: str | None = Field(
         default=None, description="scheme://host[:port] advertised in discovery; default: as each request reached us"
     )

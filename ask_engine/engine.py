@@ -33,7 +33,18 @@ from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
 from ask_engine.retrieve import Mode, Retriever, policy_intents
-from ask_engine.types import Document, Draft, Evidence, Resolution, Sentence, ShopInfo, Task, Trace, Turn
+from ask_engine.types import (
+    Document,
+    Draft,
+    Evidence,
+    QueryVector,
+    Resolution,
+    Sentence,
+    ShopInfo,
+    Task,
+    Trace,
+    Turn,
+)
 
 if TYPE_CHECKING:
     from ask_engine.insights.log import QuestionLog
@@ -318,8 +329,13 @@ class Engine:
         region = (ctx.address_region or "").strip() or None if ctx else None
         try:
             with timer.stage("retrieve"):
+                query = self._retrieval_query(question.text, country)
+                # Embedded once here: the generator reuses the vector when it reads the same text.
+                embedder = state.retriever.embedder
+                needed = state.retriever.needs_vector(query, resolution, mode=retrieval)
+                vector = embedder.embed_query(query) if needed else None
                 outcome.evidence = sanitize_evidence(
-                    state.retriever.retrieve(self._retrieval_query(question.text, country), resolution, mode=retrieval)
+                    state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
                 )
             task = Task(
                 query=question.text,
@@ -333,6 +349,7 @@ class Engine:
                 shop_name=index.shop.name,
                 operation_requested=question.operation is not None,
                 unit_vectors=index.unit_vectors,
+                query_vector=None if vector is None else QueryVector(query, vector, embedder),
             )
             with timer.stage("generate"):
                 outcome.raw_draft, outcome.draft, outcome.removed, outcome.fallback = self._generate(task, timer)

@@ -94,6 +94,7 @@ class FaissVectorIndex:
         self.ids: list[str] = []
         self._rows: dict[str, int] = {}
         self._index: Any = _faiss().IndexFlatIP(dimension)
+        self._mapped = False  # read by `load` from a memory-mapped file: searchable, never added to
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -103,6 +104,8 @@ class FaissVectorIndex:
         return "hnsw" if isinstance(self._index, _faiss().IndexHNSWFlat) else "flat"
 
     def add(self, ids: Sequence[str], vectors: Any) -> None:
+        if self._mapped:  # faiss aborts the process on a write to a mapped index; refuse first
+            raise ValueError("a vector index loaded from disk is read-only (memory-mapped); build a new one")
         matrix = _as_matrix(vectors, self.dimension)
         ids = list(ids)
         if len(ids) != matrix.shape[0]:
@@ -169,12 +172,14 @@ class FaissVectorIndex:
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str], ids: Sequence[str]) -> FaissVectorIndex:
-        """Read vectors.faiss from `folder`; `ids` name its rows (passages.jsonl order)."""
-        index = _faiss().read_index(str(Path(folder) / VECTORS))
+        """Read vectors.faiss from `folder`, memory-mapped: the vectors stay in the page cache, where every process
+        serving the index (server workers, replicas on one host) shares them. `ids` name its rows."""
+        faiss = _faiss()
+        index = faiss.read_index(str(Path(folder) / VECTORS), getattr(faiss, "IO_FLAG_MMAP_IFC", 0))
         if index.ntotal != len(ids):
             raise ValueError(f"{VECTORS} has {index.ntotal} rows for {len(ids)} passages")
         self = cls(index.d)
-        self._index = index
+        self._index, self._mapped = index, True
         if isinstance(index, _faiss().IndexHNSWFlat):
             index.hnsw.efSearch = max(index.hnsw.efSearch, _HNSW_EF_SEARCH)
         self.ids = list(ids)
@@ -320,7 +325,8 @@ class Bm25Index:
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str], ids: Sequence[str]) -> Bm25Index:
-        """Read bm25/ from `folder` fully into memory; `ids` name its rows (passages.jsonl order)."""
+        """Read bm25/ from `folder`, its score matrix memory-mapped (shared by every process serving the index);
+        `ids` name its rows (passages.jsonl order)."""
         source = Path(folder) / BM25
         meta = json.loads((source / _TOKENIZER).read_text("utf-8"))
         if meta.get("documents") != len(ids):
@@ -330,7 +336,7 @@ class Bm25Index:
             return cls(ids, None, tokenizer)
         import bm25s
 
-        retriever = bm25s.BM25.load(str(source), mmap=False, load_corpus=False)
+        retriever = bm25s.BM25.load(str(source), mmap=True, load_corpus=False)
         return cls(ids, retriever, tokenizer)
 
 

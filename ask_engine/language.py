@@ -122,14 +122,13 @@ _SYNONYMS = {_raw_stem(word): _raw_stem(group[0]) for group in _SYNONYM_GROUPS f
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English stemmer (plurals, -ing, -ed, -able, -ly, final -e) with everyday synonyms folded."""
-    w = _raw_stem(word)
-    return _SYNONYMS.get(w, w)
+    return _SYNONYMS.get(w := _raw_stem(word), w)
 
 
+@lru_cache(maxsize=1 << 15)  # kept by text: the same evidence sentences are read request after request
 def content_stems(text: str) -> frozenset[str]:
     """Stems of the words that carry meaning (function words removed, numbers kept, synonyms folded)."""
-    words = _TOKEN_RE.findall(normalize(text).lower())
-    return frozenset(stem(w) for w in words if w not in _STOPWORDS)
+    return frozenset(stem(w) for w in _TOKEN_RE.findall(normalize(text).lower()) if w not in _STOPWORDS)
 
 
 def join_and(items: Sequence[str]) -> str:
@@ -210,7 +209,13 @@ def concept_words(text: str, name: str) -> list[str]:
 
 def mentions_concept(text: str, name: str) -> bool:
     """True when `text` uses one of the lexicon's cues for the attribute `name`."""
-    return bool(concept_words(text, name))
+    return name in _concepts_named(text)
+
+
+@lru_cache(maxsize=1 << 15)  # every attribute at once, kept by text: the same sentences come back
+def _concepts_named(text: str) -> frozenset[str]:
+    lower = normalize(text).lower()
+    return frozenset(c.name for c, pattern in _CONCEPT_RES if any(m.group(0) for m in pattern.finditer(lower)))
 
 
 # Questions about the shop's processes rather than a product's properties.
@@ -367,8 +372,7 @@ def parse_query(query: str) -> Intent:
         r"how much (?:does|do|will|can) \w+ (?:weigh|hold)|\binclud\w*|\bcovers?\b|\bcome with\b", lower
     )
     service = bool(_SERVICE_PRICE_RE.search(lower))
-    wh_match = _WH_RE.search(lower)
-    wh = wh_match.group(1) if wh_match else None
+    wh = wh_match.group(1) if (wh_match := _WH_RE.search(lower)) else None
     yes_no = bool(_YES_NO_RE.match(lower))
     shipping = bool(_SHIPPING_RE.search(lower))
     numbers = tuple(
@@ -462,15 +466,12 @@ def _country_table() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """(lower-case name → code, code → display name, alpha-3 → alpha-2) from pycountry plus the aliases."""
     import pycountry  # loaded on first use: 250 countries, only needed for shipping questions
 
-    names: dict[str, str] = {}
+    names: dict[str, str] = {**_ALIASES, **_DEMONYMS}
     display: dict[str, str] = {}
     alpha3: dict[str, str] = {}
-    names.update(_ALIASES)
-    names.update(_DEMONYMS)
     countries = list(pycountry.countries)
     for c in countries:
-        code = c.alpha_2
-        alpha3[c.alpha_3] = code
+        alpha3[c.alpha_3] = code = c.alpha_2
         common = getattr(c, "common_name", None)
         display[code] = common or c.name
         for name in (c.name, common, getattr(c, "official_name", None)):
@@ -513,8 +514,7 @@ def _subdivision_names() -> dict[str, str]:
 
 def _place_named(words: str) -> str | None:
     """The country of the state or province whose name `words` starts with ("British Columbia Canada" → CA)."""
-    parts = words.split()
-    table = _subdivision_names()
+    parts, table = words.split(), _subdivision_names()
     for size in (3, 2):
         hit = table.get(" ".join(parts[:size]).lower())
         if hit is not None:
@@ -522,6 +522,7 @@ def _place_named(words: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 15)  # a pure function of its text, asked of the same merchant passages request after request
 def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
     """ISO alpha-2 codes of the countries a text names (by name, alias or capitalised code), in order.
 
@@ -582,8 +583,7 @@ def country_name(code: str) -> str:
 
 def country_aliases(code: str) -> tuple[str, ...]:
     """Every name the table knows for a code (lower case)."""
-    names, _, _ = _country_table()
-    return tuple(n for n, c in names.items() if c == code)
+    return tuple(n for n, c in _country_table()[0].items() if c == code)
 
 
 def group_members(text: str) -> dict[str, frozenset[str]]:

@@ -88,6 +88,7 @@ def _tokens(tokens: Iterable[Any]) -> Iterable[Any]:
             yield from _tokens(token.children)
 
 
+@lru_cache(maxsize=1 << 14)  # kept by text: answers quote the same merchant sentences again and again
 def markdown_is_safe(markdown: str) -> bool:
     """True when the Markdown renders no raw HTML and no link or image whose target is not `safe_url`."""
     if not markdown.strip():

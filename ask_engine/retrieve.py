@@ -165,6 +165,11 @@ class Retriever:
             depth += 1
         return order
 
+    def needs_vector(self, query: str, resolution: Resolution, *, mode: Mode = "hybrid", k: int | None = None) -> bool:
+        """True when `retrieve` embeds the query before ranking (every mode but lexical, and any resolved resource)."""
+        k = self.settings.retrieval_k if k is None else k
+        return k > 0 and bool(query.strip()) and (mode != "lexical" or bool(resolution.doc_ids))
+
     def retrieve_ranked(
         self, query: str, resolution: Resolution | None = None, *, mode: Mode = "hybrid", k: int | None = None
     ) -> list[str]:
@@ -173,18 +178,28 @@ class Retriever:
         return [ev.passage.id for ev in self.retrieve(query, resolution or Resolution(), mode=mode, k=limit)]
 
     def retrieve(
-        self, query: str, resolution: Resolution, *, mode: Mode = "hybrid", k: int | None = None
+        self,
+        query: str,
+        resolution: Resolution,
+        *,
+        mode: Mode = "hybrid",
+        k: int | None = None,
+        vector: Vector | None = None,
     ) -> list[Evidence]:
         """Up to `k` (default `retrieval_k`) evidence passages numbered from 1.
 
         The passages of resolved resources come first, ranked by similarity among themselves, but they leave room
         for the best general hits ("can I return this?" about a product needs the product and the refund policy).
         An empty query, or one nothing in the shop is about and that names no resource, gives no evidence.
+        `vector` is the query's embedding when the caller has made it already (see `needs_vector`).
         """
         k = self.settings.retrieval_k if k is None else k
         if k <= 0 or not query.strip():
             return []
-        vector = self.embedder.embed_query(query) if mode != "lexical" or resolution.doc_ids else None
+        if not self.needs_vector(query, resolution, mode=mode, k=k):
+            vector = None
+        elif vector is None:
+            vector = self.embedder.embed_query(query)
         ranking = self.rank(query, mode=mode, vector=vector)
         cosine = dict(ranking.cosine)
         resolved = self._resolved_order(vector, resolution)

@@ -273,6 +273,19 @@ class Draft:
 
 
 @dataclass(frozen=True)
+class QueryVector:
+    """One query embedding made during a request: the exact text, its vector and the embedder that made it."""
+
+    text: str
+    vector: Any
+    embedder: Any
+
+    def reusable(self, text: str, embedder: Any) -> Any:
+        """The vector when `embedder` would embed `text` to it (same text, same embedder object), else None."""
+        return self.vector if text == self.text and embedder is self.embedder else None
+
+
+@dataclass(frozen=True)
 class Task:
     """Everything a generator may use to answer one question."""
 
@@ -288,6 +301,9 @@ class Task:
     operation_requested: bool = False  # the read-only guard found an operation in the query
     # The index's stored vectors of the texts a generator compares with the question (None: embed them when asked).
     unit_vectors: UnitVectors | None = field(default=None, compare=False, repr=False)
+    # The query embedding retrieval made for this request: a generator embedding the same text with the same
+    # embedder reuses it instead of calling the model again.
+    query_vector: QueryVector | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,11 @@ class _Work:
             if self.embedder is None:
                 self.query_vector = np.zeros(1, dtype=np.float32)
             else:
-                self.query_vector = np.asarray(self.embedder.embed_query(self.intent.text), dtype=np.float32)
+                made = (
+                    self.task.query_vector.reusable(self.intent.text, self.embedder) if self.task.query_vector else None
+                )
+                vector = self.embedder.embed_query(self.intent.text) if made is None else made
+                self.query_vector = np.asarray(vector, dtype=np.float32)
         return self.query_vector
 
     def similarity(self, texts: Sequence[str], probe: str | None = None) -> np.ndarray[Any, Any]:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 SAMPLE_SHOP = Path(__file__).resolve().parents[2] / "eval" / "shops" / "fjord-fell"
 DEFAULT_SIZES = (1000, 10000)
+WORKERS = (1, 2)  # served figures: one process, then `serve --workers 2`
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"  # the replica figures' store unless settings name one (store_url)
 NOTE = (
     "Measured on a shared machine (other jobs were running: see load_average); absolute figures move with the load, "
@@ -60,9 +61,13 @@ def run_benchmark(
     settings: Settings | None = None,
     replicas: Sequence[int] = REPLICAS,
     peer: bool = True,
+    workers: Sequence[int] = WORKERS,
 ) -> dict[str, Any]:
     """Every benchmark; returns the results `--out` writes. `quick`: fewer questions, sizes [200], no server.
-    `peer`: the LlamaIndex retrieval-only figures (recorded as skipped, with the reason, when it is not installed)."""
+
+    `peer`: the LlamaIndex retrieval-only figures (recorded as skipped, with the reason, when it is not installed).
+    `workers`: besides the one-process server, `serve --workers N` for each N > 1 (needs Redis, as replicas do).
+    """
     from ask_engine.config import Settings
 
     settings = settings or Settings.load()
@@ -123,6 +128,19 @@ def run_benchmark(
             _log("serving the sample index")
             needed = 8 + requests * len(CONCURRENCY)
             results["server"] = bench_server(index, product_questions(shop, needed), requests=requests)
+        results["server_workers"] = None
+        several = [n for n in workers if n > 1]
+        if server and several:
+            store_url = settings.store_url or LOCAL_REDIS
+            skipped = redis_unreachable(store_url)
+            results["server_workers"] = {"skipped": skipped} if skipped else {"runs": []}
+            for n in several if skipped is None else []:
+                _log(f"serving the sample index from {n} worker processes")
+                needed = 8 + requests * len(CONCURRENCY)
+                run = bench_server(
+                    index, product_questions(shop, needed), requests=requests, workers=n, store_url=store_url
+                )
+                results["server_workers"]["runs"].append(run)
         results["replicas"] = None
         if server and replicas:
             store_url = settings.store_url or LOCAL_REDIS
@@ -259,9 +277,15 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
             )
         console.print(table)
 
-    served = results.get("server")
-    if served:
-        table = Table(title=f"Served REST asks ({served['requests_per_level']} distinct questions per level)")
+    several = results.get("server_workers") or {}
+    if "skipped" in several:
+        console.print(f"Served by several worker processes: skipped ({several['skipped']})")
+    for served in [results.get("server"), *several.get("runs", [])]:
+        if not served:
+            continue
+        workers = served.get("workers", 1)
+        title = f"Served REST asks, {workers} worker process{'es' if workers > 1 else ''}"
+        table = Table(title=f"{title} ({served['requests_per_level']} distinct questions per level)")
         for column in ("concurrency", "req/s", "p50 ms", "p95 ms", "non-200"):
             table.add_column(column, justify="right")
         for level in served["levels"]:
@@ -354,6 +378,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=REPLICAS,
         help="replica counts sharing one Redis (store_url, else the local Redis) for the served figures (default 1,3)",
     )
+    parser.add_argument(
+        "--workers",
+        type=_sizes,
+        default=WORKERS,
+        help="worker-process counts for the served figures; counts above 1 run `serve --workers N` sharing one Redis "
+        "(default 1,2; skipped, saying why, when no Redis answers)",
+    )
     parser.add_argument("--workdir", type=Path, help="keep indexes and shops here (default: a temporary folder)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's own choice)")
     parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON on stdout
@@ -382,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         requests=args.requests,
         replicas=args.replicas,
         peer=not args.no_peer,
+        workers=args.workers,
     )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

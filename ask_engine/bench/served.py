@@ -73,9 +73,15 @@ async def _drive(
 
 @contextmanager
 def _servers(
-    index_dir: Path, count: int, *, env_extra: dict[str, str] | None = None, startup_timeout_s: float = 300.0
+    index_dir: Path,
+    count: int,
+    *,
+    env_extra: dict[str, str] | None = None,
+    startup_timeout_s: float = 300.0,
+    workers: int = 1,
 ) -> Iterator[list[tuple[str, dict[str, Any]]]]:
-    """`count` `ask-engine serve` subprocesses over `index_dir` (started together); yields (base URL, /healthz)."""
+    """`count` `ask-engine serve` subprocesses over `index_dir` (started together), each with `workers` worker
+    processes; yields (base URL, /healthz) once every worker of every server answers."""
     import httpx
 
     env = dict(os.environ)
@@ -90,22 +96,26 @@ def _servers(
             port = _free_port()
             log_path = index_dir.parent / f"serve-{port}.log"
             cmd = [sys.executable, "-m", "ask_engine.cli", "serve", "--index", str(index_dir), "--host", "127.0.0.1"]
-            cmd += ["--port", str(port)]
+            cmd += ["--port", str(port), *(["--workers", str(workers)] if workers > 1 else [])]
             with log_path.open("w") as log:
                 proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
             started.append((proc, f"http://127.0.0.1:{port}", log_path))
         deadline = time.monotonic() + startup_timeout_s
         ready: list[tuple[str, dict[str, Any]]] = []
+        answered: dict[str, dict[Any, Any]] = {}
         for proc, base, log_path in started:
             while True:
                 if proc.poll() is not None:
                     tail = log_path.read_text(errors="replace")[-2000:]
                     raise RuntimeError(f"ask-engine serve exited with {proc.returncode}:\n{tail}")
                 try:
+                    # a new connection each time, so each worker is asked in turn: all have loaded their model
                     response = httpx.get(base + "/healthz", timeout=2.0)
                     if response.status_code == 200:
-                        ready.append((base, response.json()))
-                        break
+                        answered.setdefault(base, {})[response.json().get("process")] = response.json()
+                        if len(answered[base]) >= workers:
+                            ready.append((base, response.json()))
+                            break
                 except httpx.HTTPError:
                     pass
                 if time.monotonic() > deadline:
@@ -138,13 +148,22 @@ def bench_server(
     concurrency: Sequence[int] = CONCURRENCY,
     warmup: int = 8,
     startup_timeout_s: float = 300.0,
+    workers: int = 1,
+    store_url: str | None = None,
 ) -> dict[str, Any]:
     """Run `ask-engine serve` over `index_dir` in a subprocess and drive `requests` REST asks at each concurrency.
 
     `questions` must hold warmup + requests × levels requests; each is sent once (in order), so no answer comes from
-    a cache the previous level filled.
+    a cache the previous level filled. `workers` > 1 runs `serve --workers N`, which needs `store_url` (Redis, under
+    a key prefix of this run's own); each worker then gets one embedding thread unless ASK_ENGINE_EMBEDDING_THREADS
+    says otherwise.
     """
-    with _servers(index_dir, 1, startup_timeout_s=startup_timeout_s) as ready:
+    env: dict[str, str] = {}
+    if workers > 1:
+        if not store_url:
+            raise ValueError("served figures with several workers need a store_url (Redis)")
+        env = {"ASK_ENGINE_STORE_URL": store_url, "ASK_ENGINE_STORE_PREFIX": f"ask-engine-bench:{uuid.uuid4().hex[:8]}"}
+    with _servers(index_dir, 1, startup_timeout_s=startup_timeout_s, workers=workers, env_extra=env) as ready:
         (base, health), *_ = ready
         urls, headers = _ask_urls([base])
         asyncio.run(_drive(urls, headers, questions[:warmup], 1))
@@ -157,7 +176,10 @@ def bench_server(
             _log(f"served at concurrency {level}: {levels[-1]['requests_per_s']} req/s")
     distinct = len({json.dumps(q, sort_keys=True) for q in questions[: warmup + requests * len(concurrency)]})
     return {
-        "command": "ask-engine serve (uvicorn, one process), rate limits lifted",
+        "command": f"ask-engine serve{f' --workers {workers}' if workers > 1 else ''} (uvicorn), rate limits lifted",
+        "workers": workers,
+        "embedding_threads": os.environ.get("ASK_ENGINE_EMBEDDING_THREADS")
+        or (str(max(1, (os.cpu_count() or 1) // workers)) if workers > 1 else "torch default"),
         "health_status": health.get("status"),
         "warmup": warmup,
         "requests_per_level": requests,

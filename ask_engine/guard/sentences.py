@@ -4,6 +4,7 @@ of sentence each is (a claim, a refusal, or a fixed phrase about the answer)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -85,10 +86,15 @@ def split_sentences(text: str) -> list[str]:
     Abbreviations ("e.g.", "approx."), decimals and prices ("£3.95"), initials, URLs and e-mail addresses do not end
     a sentence. List markers, heading marks and table pipes are removed; inline text is kept as written.
     """
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=1 << 14)  # kept by text: evidence passages are split again in request after request
+def _sentences(text: str) -> tuple[str, ...]:
     sentences: list[str] = []
     for line in _line_units(text):
         sentences.extend(s for s in _split_line(line) if re.search(r"[A-Za-z0-9]", s))
-    return sentences
+    return tuple(sentences)
 
 
 _REFUSAL_PATTERNS = [

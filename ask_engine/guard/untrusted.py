@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ask_engine.types import Document, Draft, Evidence
 
@@ -151,8 +152,12 @@ def read_query(query: str) -> QueryParts:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
+@lru_cache(maxsize=1 << 16)
 def is_injection(text: str) -> bool:
-    """True when the text addresses the answering system with instructions instead of stating shop facts."""
+    """True when the text addresses the answering system with instructions instead of stating shop facts.
+
+    Kept per process by text: merchant passages and their sentences come back in request after request.
+    """
     return any(_INJECTION.search(part) for part in _SENTENCE_END.split(_norm(text)) if part.strip())
 
 

@@ -6,12 +6,15 @@ import argparse
 import contextlib
 import errno
 import json
+import logging
+import os
 import shlex
 import socket
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ask_engine.config import Settings
 from ask_engine.errors import AskEngineError
@@ -19,11 +22,34 @@ from ask_engine.server import discovery
 from ask_engine.server.a2a_binding import A2A_PATH
 
 if TYPE_CHECKING:
-    from ask_engine.server.service import ShopService
+    from starlette.applications import Starlette
+
     from ask_engine.server.signing import KeySet
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 _ALL_INTERFACES = ("0.0.0.0", "::", "")
+# What `serve --workers N` hands each worker process (JSON): the index folders, the config file and the settings the
+# parent settled (the port it bound, the signing key file it made, the embedding threads of one worker).
+WORKER_ENV = "ASK_ENGINE_SERVE_WORKER"
+_STARTUP_FAILURE = 3  # uvicorn's exit code for a worker that failed before serving: its supervisor then stops
+
+
+class _Served(Protocol):
+    """What the banner reads of a served shop (a ShopService, or a shop a worker process will open)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def engine(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A shop the worker processes open; the supervisor only names it."""
+
+    name: str
+    engine: Any = None
 
 
 def _display_host(host: str) -> str:
@@ -32,7 +58,7 @@ def _display_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequence[str]) -> str:
+def banner(services: Sequence[_Served], settings: Settings, index_dirs: Sequence[str]) -> str:
     """What `serve` prints: the endpoints, whether auth is on, and examples that work as pasted."""
     from ask_engine import __version__
 
@@ -63,6 +89,11 @@ def banner(services: Sequence[ShopService], settings: Settings, index_dirs: Sequ
         auth = []
         per = "per client address"
     lines.append(f"Limits: {settings.rate_limit_per_minute}/minute and {settings.rate_limit_per_hour}/hour {per}.")
+    if settings.workers > 1:
+        lines.append(
+            f"Workers: {settings.workers} processes on this one port, each with its own model and "
+            f"{settings.embedding_threads or '?'} embedding thread(s); the index files are memory-mapped and shared."
+        )
     if settings.store_url:
         lines.append(
             f"Store: Redis at {settings.redacted_store_url} (prefix {settings.store_prefix}): conversations, "
@@ -152,24 +183,38 @@ def bind_listener(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _with_signing_key(settings: Settings) -> Settings:
+    """`settings`, naming the development signing key (made on the first `serve`, kept outside any repository) when
+    responses are signed and no key is configured."""
+    if settings.sign_responses and not (settings.signing_key_file or settings.signing_key):
+        from ask_engine.config import dev_signing_key_path
+        from ask_engine.server.signing import ensure_dev_key
+
+        return settings.model_copy(update={"signing_key_file": str(ensure_dev_key(dev_signing_key_path()))})
+    return settings
+
+
 def cli_serve(args: argparse.Namespace) -> int:
-    """Serve every --index over HTTP until interrupted."""
-    import uvicorn
-
-    from ask_engine.server.app import create_app
-
-    settings = Settings.load(args.config, host=args.host, port=args.port)
+    """Serve every --index over HTTP until interrupted: in this process, or in `--workers` processes."""
+    settings = Settings.load(args.config, host=args.host, port=args.port, workers=getattr(args, "workers", None))
+    if settings.workers > 1 and not settings.store_url:
+        raise AskEngineError(
+            f"--workers {settings.workers} needs store_url (Redis): without it rate limits are kept in each "
+            "process's memory, so every worker would allow the whole limit again; set store_url "
+            "(ASK_ENGINE_STORE_URL=redis://host:6379/0) or serve with one worker"
+        )
     sock = bind_listener(settings.host, settings.port)
     try:
         if settings.port == 0:  # an ephemeral port: show the one the system chose
             settings = settings.model_copy(update={"port": sock.getsockname()[1]})
         index_dirs = [str(d) for d in args.index]
-        if settings.sign_responses and not (settings.signing_key_file or settings.signing_key):
-            from ask_engine.config import dev_signing_key_path
-            from ask_engine.server.signing import ensure_dev_key
+        settings = _with_signing_key(settings)
+        if settings.workers > 1:
+            return _serve_workers(sock, settings, index_dirs, args.config)
+        import uvicorn
 
-            # No key configured: a development key, made on the first `serve` and kept (outside any repository).
-            settings = settings.model_copy(update={"signing_key_file": str(ensure_dev_key(dev_signing_key_path()))})
+        from ask_engine.server.app import create_app
+
         app = create_app(index_dirs, settings)
         print(banner(app.state.services, settings, index_dirs), flush=True)
         print(signing_line(app.state.signing_keys, settings), flush=True)
@@ -178,6 +223,69 @@ def cli_serve(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     return 0
+
+
+def _serve_workers(sock: socket.socket, settings: Settings, index_dirs: list[str], config: str | None) -> int:
+    """`settings.workers` uvicorn worker processes answering on `sock`, each opening every shop itself.
+
+    What would fail in every worker fails here first, once: a missing index, a bad shop name, a bad signing key.
+    Each worker gets `embedding_threads` (default: the cores shared out, at least one), so workers × threads stays
+    within the cores. A worker that fails to start stops them all, and `serve` exits with its error.
+    """
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from ask_engine.indexes import live_version
+    from ask_engine.server.app import shop_name
+    from ask_engine.server.signing import load_keys
+
+    names = [shop_name(d) for d in index_dirs]
+    for index_dir in index_dirs:
+        live_version(index_dir)
+    keys = load_keys(settings) if settings.sign_responses else None
+    threads = settings.embedding_threads or max(1, (os.cpu_count() or 1) // settings.workers)
+    settings = settings.model_copy(update={"embedding_threads": threads})
+    overrides = {
+        "host": settings.host,
+        "port": settings.port,
+        "signing_key_file": settings.signing_key_file,
+        "embedding_threads": threads,
+        "workers": settings.workers,
+    }
+    os.environ[WORKER_ENV] = json.dumps({"index": index_dirs, "config": config, "overrides": overrides})
+    try:
+        print(banner([_Planned(n) for n in names], settings, index_dirs), flush=True)
+        print(signing_line(keys, settings), flush=True)
+        app = f"{__name__}:worker_app"
+        uv_config = uvicorn.Config(
+            app, factory=True, host=settings.host, port=settings.port, workers=settings.workers, log_level="info"
+        )
+        supervisor = Multiprocess(uv_config, sockets=[sock])
+        supervisor.run()
+    finally:
+        os.environ.pop(WORKER_ENV, None)
+    if any(p.exitcode == _STARTUP_FAILURE for p in supervisor.processes):
+        raise AskEngineError("a worker process failed to start (its error is logged above); nothing is served")
+    return 0
+
+
+def worker_app() -> Starlette:
+    """The app of one `serve --workers N` process (uvicorn's factory), from what the parent put in WORKER_ENV.
+
+    An error opening a shop exits with uvicorn's startup-failure code, so the supervisor stops instead of restarting
+    a worker that would fail the same way again."""
+    from ask_engine.server.app import create_app
+
+    log = logging.getLogger("ask_engine.server")
+    try:
+        spec = json.loads(os.environ[WORKER_ENV])
+        settings = Settings.load(spec["config"], **spec["overrides"])
+        return create_app(spec["index"], settings)
+    except AskEngineError as exc:
+        log.error("worker %d could not start: %s", os.getpid(), exc)
+    except Exception:
+        log.exception("worker %d could not start", os.getpid())
+    sys.exit(_STARTUP_FAILURE)
 
 
 def cli_mcp_stdio(args: argparse.Namespace) -> int:

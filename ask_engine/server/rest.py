@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -209,9 +210,9 @@ def global_routes(services: Sequence[ShopService], settings: Settings) -> list[B
                 ok = False
                 logger.error("health check of shop %s failed: %s", service.name, exc)
                 shops.append({"name": service.name, "ok": False})
-        return json_response(
-            {"status": "ok" if ok else "degraded", "version": __version__, "shops": shops}, 200 if ok else 503
-        )
+        # `process`: which worker answered, when `serve --workers N` runs several on one port
+        body = {"status": "ok" if ok else "degraded", "version": __version__, "process": os.getpid(), "shops": shops}
+        return json_response(body, 200 if ok else 503)
 
     async def demo_agent(request: Request) -> Response:
         versions = services[0].negotiator.business_versions()
