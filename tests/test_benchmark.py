@@ -177,6 +177,8 @@ def test_quick_benchmark_returns_every_figure_and_prints_them(tmp_path: Path, on
     ask = results["ask"]
     assert ask["ask_ms"]["n"] == ask["embed_query_ms"]["n"] == 12
     assert ask["ask_over_embed_p50"] > 0 and {"retrieve", "resolve"} <= set(ask["stages_p50_ms"])
+    # issue 11's reference: the raw PyTorch query embedding, timed on the same questions
+    assert ask["torch_embed_query_ms"]["n"] == 12 and ask["ask_over_torch_embed_p50"] > 0
     qlog = results["question_log"]
     assert qlog["ask_with_log_ms"]["n"] == qlog["ask_without_log_ms"]["n"] == 12
     assert qlog["rows_written"] == 12 + 200 and qlog["dropped"] == 0 and qlog["writer_ms_per_row"] > 0

@@ -29,6 +29,7 @@ from ask_engine.bench.latency import (
     _embed_threads_probe,
     _embedder,
     _opened,
+    _torch_embedder,
     bench_ask,
     product_questions,
 )
@@ -104,14 +105,18 @@ def run_benchmark(
 
         _log(f"asking {len(questions)} questions in-process")
         with _opened(index, embedder, settings) as engine:
-            results["ask"] = bench_ask(engine, embedder, questions, rounds=1 if quick else 2, warmup=4 if quick else 10)
+            # the engine's embedder (default onnx) and, apart from it, raw PyTorch's: issue 11's reference
+            reference = None if settings.embedder == "sentence-transformers" else _torch_embedder(settings)
+            results["ask"] = bench_ask(
+                engine, embedder, questions, rounds=1 if quick else 2, warmup=4 if quick else 10, reference=reference
+            )
             _log("asking them with and without the question log")
             results["question_log"] = bench_question_log(engine, questions, work, rounds=1 if quick else 2)
             results["peer"] = {"skipped": "--no-peer"}
             if peer:
                 _log("the LlamaIndex peer: the same passages and model, retrieval only")
                 results["peer"] = bench_peer(engine, questions, rounds=1 if quick else 2, warmup=4 if quick else 10)
-        results["ask"]["embed_query_p50_by_threads"] = _embed_threads_probe(embedder, questions[:16])
+        results["ask"]["embed_query_p50_by_threads"] = _embed_threads_probe(reference or embedder, questions[:16])
         if not quick:
             with _opened(index, _embedder(settings, cached=True), settings) as engine:
                 results["ask"]["ask_cached_ms"] = _bench_ask_cached(engine, questions)
@@ -206,10 +211,20 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
     for column in ("", "p50 ms", "p95 ms", "p99 ms"):
         table.add_column(column, justify="right" if column else "left")
     table.add_row("ask (query cache off)", *(_ms(ask["ask_ms"], k) for k in ("p50", "p95", "p99")))
-    table.add_row("raw query embedding", *(_ms(ask["embed_query_ms"], k) for k in ("p50", "p95", "p99")))
+    table.add_row(
+        f"raw query embedding ({ask.get('embedder', 'engine')})",
+        *(_ms(ask["embed_query_ms"], k) for k in ("p50", "p95", "p99")),
+    )
+    if "torch_embed_query_ms" in ask and ask["torch_embed_query_ms"] is not ask["embed_query_ms"]:
+        table.add_row(
+            "raw query embedding (PyTorch)", *(_ms(ask["torch_embed_query_ms"], k) for k in ("p50", "p95", "p99"))
+        )
     if "ask_cached_ms" in ask:
         table.add_row("ask (repeat questions)", *(_ms(ask["ask_cached_ms"], k) for k in ("p50", "p95", "p99")))
     table.add_row("ask p50 / embedding p50", _x(ask["ask_over_embed_p50"]), "", "")
+    if "ask_over_torch_embed_p50" in ask:
+        table.add_row("ask p50 / PyTorch embedding p50", _x(ask["ask_over_torch_embed_p50"]), "", "")
+        table.add_row("ask p95 / PyTorch embedding p50", _x(ask["ask_p95_over_torch_embed_p50"]), "", "")
     for threads, p50 in ask.get("embed_query_p50_by_threads", {}).items():
         table.add_row(f"raw query embedding, torch {threads.replace('_', ' ')}", _ms({"p50": p50}, "p50"), "", "")
     for stage, ms in ask["stages_p50_ms"].items():

@@ -134,10 +134,21 @@ def touch_products(shop_dir: str | Path, fraction: float) -> int:
 
 
 def _embedder(settings: Settings, *, cached: bool = False) -> SentenceTransformerEmbedder:
-    from ask_engine.embedders import SentenceTransformerEmbedder
+    """The configured embedder (`embedder`, default onnx), as the engine and the server build it."""
+    from ask_engine import registry
 
     # Without the query cache every ask pays for its query embedding, as a stream of distinct questions does.
-    return SentenceTransformerEmbedder(settings=settings, query_cache_size=1024 if cached else 0)
+    embedder: SentenceTransformerEmbedder = registry.create(
+        "embedder", settings.embedder, settings, query_cache_size=1024 if cached else 0
+    )
+    return embedder
+
+
+def _torch_embedder(settings: Settings) -> SentenceTransformerEmbedder:
+    """The raw PyTorch reference (issue 11 measures an answer against PyTorch's query embedding), cache off."""
+    from ask_engine.embedders import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(settings=settings, query_cache_size=0)
 
 
 @contextmanager
@@ -158,17 +169,22 @@ def bench_ask(
     *,
     rounds: int = 1,
     warmup: int = 8,
+    reference: Any = None,
 ) -> dict[str, Any]:
     """Warm `ask` latency next to the raw query embedding of the same question, measured back to back.
 
-    `embedder` is the engine's own, with its query cache off, so `embed_query` is one model call. The first
-    `warmup` questions are asked (and embedded) once before anything is timed.
+    `embedder` is the engine's own, with its query cache off, so `embed_query` is one model call. `reference`, when
+    given, is another embedder timed the same way on the same question (the raw PyTorch one, when the engine runs
+    ONNX). The first `warmup` questions are asked (and embedded) once before anything is timed.
     """
     for request in questions[:warmup]:
         engine.ask(request)
         embedder.embed_query(request["query"])
+        if reference is not None:
+            reference.embed_query(request["query"])
     ask_ms: list[float] = []
     embed_ms: list[float] = []
+    reference_ms: list[float] = []
     stages: dict[str, list[float]] = defaultdict(list)
     embedded_before = getattr(embedder, "count", None)  # texts embedded as documents (the answerer's, not queries)
     for _ in range(rounds):
@@ -180,17 +196,26 @@ def bench_ask(
             done = time.perf_counter()
             ask_ms.append((asked - start) * 1000)
             embed_ms.append((done - asked) * 1000)
+            if reference is not None:
+                reference.embed_query(request["query"])
+                reference_ms.append((time.perf_counter() - done) * 1000)
             for stage, ms in trace.timings_ms.items():
                 stages[stage].append(ms)
     ask, embed = percentiles(ask_ms), percentiles(embed_ms)
+    torch_embed = percentiles(reference_ms) if reference_ms else embed
     embedded = None if embedded_before is None else (embedder.count - embedded_before) / max(1, len(ask_ms))
     return {
         "questions": len(questions),
         "rounds": rounds,
         "warmup": min(warmup, len(questions)),
+        "embedder": getattr(embedder, "name", type(embedder).__name__),
         "ask_ms": ask,
         "embed_query_ms": embed,
         "ask_over_embed_p50": _ratio(ask.get("p50"), embed.get("p50")),
+        # issue 11's bars: the answer against the raw PyTorch query embedding (p50 <= 1x, p95 <= 3x its p50)
+        "torch_embed_query_ms": torch_embed,
+        "ask_over_torch_embed_p50": _ratio(ask.get("p50"), torch_embed.get("p50")),
+        "ask_p95_over_torch_embed_p50": _ratio(ask.get("p95"), torch_embed.get("p50")),
         "stages_p50_ms": {stage: percentiles(values)["p50"] for stage, values in stages.items()},
         "stages_runs": {stage: len(values) for stage, values in stages.items()},
         "texts_embedded_per_ask": None if embedded is None else round(embedded, 2),
