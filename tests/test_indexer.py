@@ -555,6 +555,7 @@ INDEX_FILES = (
     "V/aliases.json",
     "V/unit_vectors.npy",
     "V/unit_texts.json",
+    "V/unit_sources.json",
     "V/bm25/data.csc.index.npy",
     "V/bm25/indices.csc.index.npy",
     "V/bm25/indptr.csc.index.npy",
