@@ -282,6 +282,22 @@ class SentenceTransformerEmbedder:
                 progress(len(batch))
         return np.concatenate(parts, axis=0)
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens the model reads of each text (special tokens included, after truncation to its maximum
+        sequence length): the indexer batches texts of about the same length, so little is spent on padding."""
+        model = self._model
+        limit = int(getattr(model, "max_seq_length", 0) or 0) or None
+        with self._encode_lock:
+            ids = model.tokenizer(
+                list(texts),
+                add_special_tokens=True,
+                truncation=limit is not None,
+                max_length=limit,
+                return_attention_mask=False,
+                return_token_type_ids=False,
+            )["input_ids"]
+        return [len(row) for row in ids]
+
     def embed_query(self, text: str) -> Vector:
         """The vector of one query; repeated queries come from a small LRU cache."""
         with self._cache_lock:

@@ -31,7 +31,8 @@ import numpy.typing as npt
 
 from ask_engine import __version__
 from ask_engine.config import Settings
-from ask_engine.errors import BackendError, IndexUnusable, SourceError
+from ask_engine.encoding import embed_texts, normalised
+from ask_engine.errors import IndexUnusable, SourceError
 from ask_engine.indexes import (
     CURRENT,
     EMBEDDINGS,
@@ -45,6 +46,7 @@ from ask_engine.indexes import (
 )
 from ask_engine.protocols import Embedder
 from ask_engine.types import Document, Passage, ShopInfo
+from ask_engine.unit_texts import UNIT_SOURCES, AnswerTexts, load_sources
 from ask_engine.unit_vectors import UNIT_TEXTS, UNIT_VECTORS, UnitVectors, updated_unit_vectors
 
 LOCK = ".lock"
@@ -74,6 +76,8 @@ class BuildReport:
     embed_seconds: float = 0.0  # embedding the passages and answer texts that needed it
     unit_texts: int = 0  # texts the extractive answerer compares with questions, stored with their vectors
     embedded_units: int = 0  # of those, the ones embedded by this run (the others were reused by exact text)
+    embedded_texts: int = 0  # distinct texts embedded: a passage that is also an answer text is embedded once
+    text_documents: int = 0  # documents whose answer texts were made (the others' came from the live version)
 
 
 @dataclass
@@ -87,6 +91,7 @@ class _Live:
     texts: dict[str, str] | None = None  # passage id -> the text that was embedded
     embeddings: npt.NDArray[np.float32] | None = None
     units: UnitVectors | None = None  # the live version's answer-text vectors (None: none, or not reusable)
+    sources: dict[str, Any] | None = None  # where each document's answer texts are among units' rows (same code)
     reason: str | None = None
     damaged: str | None = None  # what of the live version fails its checksums: it is rewritten, never kept
 
@@ -191,6 +196,8 @@ def _read_live(out: Path, embedder: Embedder) -> _Live:
         # unreadable or missing (an older version): every answer text is embedded, nothing else changes
         with contextlib.suppress(OSError, ValueError):
             live.units = UnitVectors.load(folder, dimension=embedder.dimension)
+        if live.units is not None and not [p for p in problems if p.startswith(UNIT_SOURCES)]:
+            live.sources = load_sources(folder)
     return live
 
 
@@ -240,36 +247,6 @@ def _fingerprint(
         digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False, default=list).encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()
-
-
-def _embed(
-    embedder: Embedder, texts: Sequence[str], batch_size: int, progress: bool, *, units: bool = False
-) -> npt.NDArray[np.float32]:
-    """Vectors of `texts`. Passage rows are normalised for cosine search; answer texts (`units`) are kept exactly as
-    the embedder returned them, as the answerer would have them when it embeds them at question time."""
-    matrix = np.zeros((len(texts), embedder.dimension), dtype=np.float32)
-    if not texts:
-        return matrix
-    from tqdm import tqdm
-
-    desc, unit = ("Embedding answer texts", "text") if units else ("Embedding passages", "passage")
-    with tqdm(total=len(texts), desc=desc, unit=unit, disable=not progress, file=sys.stderr, leave=False) as bar:
-        # Batches of similar lengths waste less compute on padding; rows go back to their own places.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(texts), batch_size):
-            rows = order[start : start + batch_size]
-            batch = [texts[i] for i in rows]
-            vectors = np.asarray(embedder.embed_documents(batch), dtype=np.float32)
-            if vectors.shape != (len(batch), embedder.dimension) or not np.isfinite(vectors).all():
-                raise BackendError(
-                    f"embedder {embedder.name} returned {vectors.shape} vectors for {len(batch)} texts "
-                    f"(expected {(len(batch), embedder.dimension)}, all finite)"
-                )
-            # Cosine search needs unit rows; a third-party embedder may not normalise.
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            matrix[rows] = vectors if units else vectors / np.where(norms > 0, norms, 1.0)
-            bar.update(len(batch))
-    return matrix
 
 
 def _swap_current(out: Path, name: str) -> None:
@@ -382,9 +359,11 @@ def _build_locked(
     hashes = {doc.id: doc.content_hash() for doc in documents}
     kinds = Counter(doc.kind for doc in documents)
     by_kind = tuple(sorted(kinds.items()))
-    from ask_engine.answering.embedded import answer_texts
-
-    unit_texts = answer_texts(documents, passages)
+    previous = None  # each unchanged document's answer texts, from the live version (made by this very code)
+    if not full and live.sources is not None and live.units is not None:
+        previous = (live.sources, live.units.texts)
+    made = AnswerTexts(documents, by_doc, hashes, previous)
+    unit_texts = made.texts
     fingerprint = _fingerprint(embedder.name, shop, passages, hashes, aliases, unit_texts)
 
     added = changed = unchanged = 0
@@ -423,46 +402,37 @@ def _build_locked(
             warnings=tuple(warnings),
             model_seconds=model_seconds,
             unit_texts=len(unit_texts),
+            text_documents=made.made,
         )
 
-    # Rows of unchanged documents are copied when their passages are the very texts embedded last time.
+    # A passage keeps the vector of the very text it had last time, whichever document it is in now; answer texts
+    # likewise. What is left is embedded in one pass, each distinct text once (`ask_engine.encoding`).
     embeddings = np.zeros((len(passages), embedder.dimension), dtype=np.float32)
+    old_rows: dict[str, int] = {}
+    if reason is None and live.embeddings is not None and live.rows is not None and live.texts is not None:
+        old_rows = {text: live.rows[pid] for pid, text in live.texts.items() if pid in live.rows}
     todo: list[int] = []
-    row = 0
-    for doc in documents:
-        made = by_doc[doc.id]
-        old = old_docs.get(doc.id)
-        old_ids: list[str] = list(old.get("passages", [])) if old else []
-        reusable = (
-            reason is None
-            and live.embeddings is not None
-            and live.rows is not None
-            and live.texts is not None
-            and old is not None
-            and old.get("hash") == hashes[doc.id]
-            and len(old_ids) == len(made)
-            and all(live.texts.get(oid) == p.text and oid in live.rows for oid, p in zip(old_ids, made, strict=True))
-        )
-        if reusable and live.embeddings is not None and live.rows is not None:
-            embeddings[row : row + len(made)] = live.embeddings[[live.rows[oid] for oid in old_ids]]
-        else:
-            todo.extend(range(row, row + len(made)))
-        row += len(made)
-    # Answer texts are reused by exact text from the live version, whichever document they came from.
+    kept: list[int] = []
+    for i, passage in enumerate(passages):
+        (kept if passage.text in old_rows else todo).append(i)
+    if kept and live.embeddings is not None:
+        embeddings[kept] = live.embeddings[[old_rows[passages[i].text] for i in kept]]
     old_units = live.units if reason is None else None
+    new_units = [t for t in unit_texts if old_units is None or t not in old_units]
     load = getattr(embedder, "load", None)
-    if (todo or any(t not in (old_units or ()) for t in unit_texts)) and callable(load):
+    if (todo or new_units) and callable(load):
         loading = time.perf_counter()  # a lazy embedder: count its loading apart from the embedding
         load()
         model_seconds += time.perf_counter() - loading
     embedding = time.perf_counter()
+    needed = list(dict.fromkeys([*(passages[i].text for i in todo), *new_units]))
+    desc = "Embedding passages and answer texts"
+    computed = embed_texts(embedder, needed, batch_size=batch_size, progress=progress, desc=desc)
+    row_of = {text: i for i, text in enumerate(needed)}
     if todo:
-        embeddings[todo] = _embed(embedder, [passages[i].text for i in todo], batch_size, progress)
+        embeddings[todo] = normalised(computed[[row_of[passages[i].text] for i in todo]])
     units, embedded_units = updated_unit_vectors(
-        unit_texts,
-        old_units,
-        lambda texts: _embed(embedder, texts, batch_size, progress, units=True),
-        embedder.dimension,
+        unit_texts, old_units, lambda texts: computed[[row_of[t] for t in texts]], embedder.dimension
     )
     embed_seconds = time.perf_counter() - embedding
 
@@ -489,6 +459,8 @@ def _build_locked(
             "unchanged": unchanged,
             "embedded_passages": len(todo),
             "embedded_units": len(embedded_units),
+            "embedded_texts": len(needed),
+            "text_documents": made.made,
             "reembedded_all": reason,
             "repaired": live.damaged,
         },
@@ -506,6 +478,8 @@ def _build_locked(
     final = versions / build_id
     swapped = False
     try:
+        tmp.mkdir()
+        made.save(tmp)
         manifest["build_seconds"] = round(time.perf_counter() - started, 3)
         write_version(
             tmp,
@@ -549,6 +523,8 @@ def _build_locked(
         embed_seconds=embed_seconds,
         unit_texts=len(unit_texts),
         embedded_units=len(embedded_units),
+        embedded_texts=len(needed),
+        text_documents=made.made,
     )
 
 
@@ -569,13 +545,16 @@ def format_report(report: BuildReport, out: str | Path) -> str:
         f"{out}: {_count(report.documents, 'document')} ({kinds or 'none'}), {_count(report.passages, 'passage')}, "
         f"version {report.version}",
     ]
+    shared = 0 < report.embedded_texts < report.embedded_passages + report.embedded_units
     if report.up_to_date:
         lines.append("already up to date; nothing embedded")
     else:
         lines.append(
             f"added {report.added}, changed {report.changed}, removed {report.removed}, unchanged {report.unchanged}; "
             f"embedded {_count(report.embedded_passages, 'passage')} and {_count(report.embedded_units, 'answer text')} "
-            f"in {report.embed_seconds:.1f} s" + (f" ({report.reembedded_all})" if report.reembedded_all else "")
+            + (f"({report.embedded_texts:,} distinct) " if shared else "")
+            + f"in {report.embed_seconds:.1f} s"
+            + (f" ({report.reembedded_all})" if report.reembedded_all else "")
         )
     timing = f"{report.seconds:.1f} s in all"
     if report.model_seconds >= 0.05:  # a lazy embedder that never loaded costs a few ms: not worth a line

@@ -20,6 +20,9 @@ Index folder layout::
                                               question, and the text of each row (`ask_engine.unit_vectors`); opened
                                               memory-mapped. Optional: a version without them answers by embedding
                                               those texts at question time
+    <out>/versions/<build-id>/unit_sources.json
+                                              which of those rows are each document's, so a reindex makes the texts
+                                              of changed documents only (`ask_engine.unit_texts`)
 
 Version folders are immutable once renamed into place; `ShopIndex.open` reads everything into memory but the unit
 vectors, which it maps (an unlinked file stays readable while mapped), so an open index keeps answering after a

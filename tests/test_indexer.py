@@ -258,6 +258,65 @@ def test_an_unchanged_document_whose_passage_text_changed_is_re_embedded(
     assert report.embedded_passages == len(index.passages_of(doc_id(1)))
 
 
+def test_a_passage_text_seen_in_the_live_version_keeps_its_vector_in_another_document(
+    built: tuple[Path, BuildReport], shop: Path, embedder: Any
+) -> None:
+    out, _ = built
+    before = ShopIndex.open(out)
+    # product 4 is removed and the same product comes back under a new id: a new document with the old texts
+    write_shop(shop, {1: PRODUCTS[1], 2: PRODUCTS[2], 3: PRODUCTS[3], 6: PRODUCTS[4]})
+    count = embedder.count
+    report = build_index(shop, out, embedder=embedder, progress=False)
+    after = ShopIndex.open(out)
+    assert (report.added, report.removed) == (1, 1)
+    moved = after.passages_of(doc_id(6))
+    assert moved and [p.text for p in moved] == [p.text for p in before.passages_of(doc_id(4))]
+    assert report.embedded_passages == 0  # every passage text had a vector already
+    assert embedder.count - count == report.embedded_texts == report.embedded_units
+    old_rows = [before.passages.index(p) for p in before.passages_of(doc_id(4))]
+    new_rows = [after.passages.index(p) for p in moved]
+    assert np.array_equal(after.embeddings[new_rows], before.embeddings[old_rows])
+    # ...and a reused vector is the one a fresh build computes for that text
+    fresh = build_index(shop, out, embedder=embedder, full=True, progress=False)
+    assert fresh.embedded_passages == fresh.passages
+    rebuilt = ShopIndex.open(out)
+    np.testing.assert_allclose(
+        rebuilt.embeddings[[rebuilt.passages.index(p) for p in rebuilt.passages_of(doc_id(6))]],
+        after.embeddings[new_rows],
+        atol=1e-5,
+    )
+    assert after.unit_vectors is not None and rebuilt.unit_vectors is not None
+    texts = after.unit_vectors.texts
+    np.testing.assert_allclose(
+        np.vstack([rebuilt.unit_vectors.matrix[rebuilt.unit_vectors.row(t)] for t in texts]),
+        np.asarray(after.unit_vectors.matrix),
+        atol=1e-5,
+    )
+
+
+def test_a_text_that_is_both_a_passage_and_an_answer_text_is_embedded_once(
+    shop: Path, tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ask_engine.answering import embedded
+
+    original = embedded.own_texts
+
+    def with_passages(doc: Document, passages: Sequence[Passage]) -> tuple[list[str], list[str]]:
+        own, of_passages = original(doc, passages)
+        return own, [*of_passages, *(p.text for p in passages)]
+
+    monkeypatch.setattr(embedded, "own_texts", with_passages)
+    count = embedder.count
+    report = build_index(shop, tmp_path / "index", embedder=embedder, progress=False)
+    index = ShopIndex.open(tmp_path / "index")
+    assert report.embedded_passages == report.passages and report.embedded_units == report.unit_texts
+    assert report.embedded_texts == report.unit_texts == embedder.count - count  # the passages were among them
+    assert index.unit_vectors is not None
+    for i, p in enumerate(index.passages):
+        stored = np.asarray(index.unit_vectors.matrix[index.unit_vectors.row(p.text)])
+        np.testing.assert_allclose(index.embeddings[i], stored / np.linalg.norm(stored), atol=1e-6)
+
+
 def test_another_embedding_model_forces_a_full_rebuild(
     built: tuple[Path, BuildReport], shop: Path, embedder: Any
 ) -> None:
@@ -496,6 +555,7 @@ INDEX_FILES = (
     "V/aliases.json",
     "V/unit_vectors.npy",
     "V/unit_texts.json",
+    "V/unit_sources.json",
     "V/bm25/data.csc.index.npy",
     "V/bm25/indices.csc.index.npy",
     "V/bm25/indptr.csc.index.npy",

@@ -189,8 +189,14 @@ def test_reindexing_one_changed_product_embeds_only_its_new_texts(
     new_texts = own - set(before.unit_vectors.texts)
     assert "Every jacket is seam-taped by hand in our Kendal workshop." in new_texts
     assert report.embedded_units == len(new_texts)
-    assert set(recording.texts) == {p.text for p in passages} | new_texts
-    assert len(recording.texts) == report.embedded_passages + report.embedded_units
+    # passages whose text is new: the others keep their vectors, like the answer texts
+    new_passages = {p.text for p in passages} - {p.text for p in before.passages}
+    assert new_passages and report.embedded_passages == len(new_passages) < len(passages)
+    assert set(recording.texts) == new_passages | new_texts
+    assert len(recording.texts) == report.embedded_texts == report.embedded_passages + report.embedded_units
+    # only the changed product's answer texts were made again; the others came from the live version, in order
+    assert report.text_documents == 1
+    assert after.unit_vectors.texts == answer_texts(list(after.documents.values()), after.passages)
     # every other text keeps the vector it had
     assert after.unit_vectors is not None
     kept = [t for t in after.unit_vectors.texts if t not in new_texts][:200]
@@ -202,3 +208,29 @@ def test_reindexing_one_changed_product_embeds_only_its_new_texts(
     again = Recording(embedder)
     report = build_index(shop, out, embedder=again, progress=False)
     assert report.up_to_date and again.texts == []
+
+
+def test_answer_texts_are_made_again_when_the_code_that_makes_them_changed(
+    sample_index: Path, tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ask_engine.unit_texts as unit_texts
+
+    shop = tmp_path / "shop"
+    shutil.copytree(SAMPLE_SHOP, shop)
+    out = tmp_path / "index"
+    shutil.copytree(sample_index, out)
+    catalogue = json.loads((shop / "products.json").read_text("utf-8"))
+    catalogue["products"][0]["body_html"] += "<p>Packed in recycled card.</p>"
+    (shop / "products.json").write_text(json.dumps(catalogue, ensure_ascii=False), "utf-8")
+    monkeypatch.setattr(unit_texts, "code_digest", lambda: "another-version-of-the-code")
+    report = build_index(shop, out, embedder=embedder, progress=False)
+    assert report.changed == 1
+    assert report.text_documents == report.documents  # a record made by other code is not trusted
+    index = ShopIndex.open(out)
+    assert index.unit_vectors is not None
+    assert index.unit_vectors.texts == answer_texts(list(index.documents.values()), index.passages)
+    # the next reindex, by the same code, makes none again
+    again = build_index(shop, out, embedder=embedder, full=False, progress=False)
+    assert again.up_to_date and again.text_documents == 0
+    full = build_index(shop, out, embedder=embedder, full=True, progress=False)
+    assert full.text_documents == full.documents  # --full makes everything again

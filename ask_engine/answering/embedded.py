@@ -19,7 +19,7 @@ from ask_engine.answering.work import _is_untrusted
 from ask_engine.guard import sanitize_document, sanitize_evidence
 from ask_engine.types import Document, Evidence, Passage
 
-__all__ = ["answer_texts", "document_texts"]
+__all__ = ["answer_texts", "document_texts", "own_texts"]
 
 
 def document_texts(doc: Document) -> list[str]:
@@ -39,6 +39,13 @@ def passage_texts(passage: Passage, doc: Document | None) -> list[str]:
     evidence = sanitize_evidence([Evidence(number=1, passage=passage, score=0.0)])
     units = [u for ev in evidence for u in passage_units(ev, 0, doc)]
     return [u.text for u in units] + [u.context for u in units]
+
+
+def own_texts(doc: Document, passages: Sequence[Passage]) -> tuple[list[str], list[str]]:
+    """One document's part of `answer_texts`: its own texts and those of its passages (in order), as a reindex
+    recomputes them for a changed document only (`ask_engine.unit_texts`)."""
+    clean = sanitize_document(doc)
+    return document_texts(clean), [t for p in passages for t in passage_texts(p, clean)]
 
 
 def answer_texts(documents: Iterable[Document], passages: Sequence[Passage]) -> list[str]:
