@@ -24,7 +24,8 @@ endif
 
 # Two tiers, each a stamp that re-runs pip only when pyproject.toml changed:
 #   setup-serve  what `make serve` needs: the package and its runtime dependencies, nothing else;
-#   setup-test   what `make test` needs: the serve tier plus the dev and llm-test extras (llama.cpp, built portably).
+#   setup-test   what `make test` needs: the serve tier plus the dev, llm-test (llama.cpp, built portably) and bench
+#                (LlamaIndex, whose peer figure the bench tests check) extras.
 # `make setup` is the test tier. torch==2.13.0 (the local CPU wheel) goes in first, so sentence-transformers never
 # pulls a CUDA build. The serve tier includes the default embedder's ONNX Runtime (optimum-onnx, onnxruntime).
 setup: setup-test
@@ -38,8 +39,8 @@ $(VENV)/.installed-serve: pyproject.toml
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed-serve $(LLAMA_STAMP)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q -e '.[dev,llm-test]'
+$(VENV)/.installed-test: $(VENV)/.installed-serve $(LLAMA_STAMP) Makefile
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q torch==2.13.0 -e '.[dev,llm-test,bench]'
 	touch $@
 
 # Only `make bench`: the redis extra (the replica figures share a Redis) and the bench extra (the LlamaIndex peer,
