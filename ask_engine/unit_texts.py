@@ -69,8 +69,7 @@ class AnswerTexts:
         hashes: dict[str, str],
         previous: tuple[dict[str, Any], Sequence[str]] | None = None,
     ) -> None:
-        from ask_engine.answering.embedded import own_texts
-        from ask_engine.answering.shipping import DESTINATIONS_PROBE
+        from ask_engine.answering.embedded import ordered_texts, own_texts
 
         old_rows, old_texts = previous if previous is not None else ({}, ())
         own: dict[str, list[str]] = {}
@@ -85,12 +84,7 @@ class AnswerTexts:
                 texts = own_texts(doc, by_doc[doc.id])
                 self.made += 1
             own[doc.id], of_passages[doc.id] = texts
-        ordered: dict[str, None] = {DESTINATIONS_PROBE: None}
-        for doc in documents:
-            ordered.update(dict.fromkeys(own[doc.id]))
-        for doc in documents:
-            ordered.update(dict.fromkeys(of_passages[doc.id]))
-        self.texts = list(ordered)
+        self.texts = ordered_texts((own[d.id] for d in documents), (of_passages[d.id] for d in documents))
         row = {text: i for i, text in enumerate(self.texts)}
         self.record: dict[str, Any] = {
             "code": code_digest(),

@@ -19,7 +19,7 @@ from ask_engine.answering.work import _is_untrusted
 from ask_engine.guard import sanitize_document, sanitize_evidence
 from ask_engine.types import Document, Evidence, Passage
 
-__all__ = ["answer_texts", "document_texts", "own_texts"]
+__all__ = ["answer_texts", "document_texts", "ordered_texts", "own_texts"]
 
 
 def document_texts(doc: Document) -> list[str]:
@@ -48,12 +48,18 @@ def own_texts(doc: Document, passages: Sequence[Passage]) -> tuple[list[str], li
     return document_texts(clean), [t for p in passages for t in passage_texts(p, clean)]
 
 
+def ordered_texts(documents: Iterable[Sequence[str]], passages: Iterable[Sequence[str]]) -> list[str]:
+    """The distinct texts, in the stored order: the destinations probe, every document's, then every passage's."""
+    texts: dict[str, None] = {DESTINATIONS_PROBE: None}
+    for group in (*documents, *passages):
+        texts.update(dict.fromkeys(group))
+    return list(texts)
+
+
 def answer_texts(documents: Iterable[Document], passages: Sequence[Passage]) -> list[str]:
     """The distinct texts of every document and passage, in a stable order (documents first, then passages)."""
     docs = {d.id: sanitize_document(d) for d in documents}
-    texts: dict[str, None] = {DESTINATIONS_PROBE: None}
-    for doc in docs.values():
-        texts.update(dict.fromkeys(document_texts(doc)))
-    for passage in passages:
-        texts.update(dict.fromkeys(passage_texts(passage, docs.get(passage.doc_id))))
-    return list(texts)
+    return ordered_texts(
+        (document_texts(doc) for doc in docs.values()),
+        (passage_texts(passage, docs.get(passage.doc_id)) for passage in passages),
+    )
