@@ -11,25 +11,7 @@ import pytest
 
 from ask_engine.encoding import embed_texts, length_batches, normalised, text_lengths
 from ask_engine.errors import BackendError
-
-
-class Counting:
-    """Delegates to the real model and records every batch it was asked for."""
-
-    def __init__(self, inner: Any, *, tokens: bool = True) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dimension = inner.dimension
-        self.batches: list[list[str]] = []
-        if tokens:
-            self.token_counts = inner.token_counts
-
-    def embed_documents(self, texts: Sequence[str]) -> Any:
-        self.batches.append(list(texts))
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Any:
-        return self.inner.embed_query(text)
+from tests.embedder_helpers import RecordingEmbedder
 
 
 def test_length_batches_cover_every_position_once_within_both_limits() -> None:
@@ -55,8 +37,8 @@ def test_token_counts_are_the_models_own_truncated_lengths(embedder: Any) -> Non
     assert counts[0] == len(embedder.load().tokenizer("Size: M")["input_ids"])
     assert counts[1] == embedder.load().max_seq_length
     assert counts[2] == 2  # the special tokens alone
-    assert text_lengths(Counting(embedder), ["Size: M"]) == ([counts[0]], True)
-    assert text_lengths(Counting(embedder, tokens=False), ["Size: M"]) == ([7], False)
+    assert text_lengths(RecordingEmbedder(embedder, tokens=True), ["Size: M"]) == ([counts[0]], True)
+    assert text_lengths(RecordingEmbedder(embedder), ["Size: M"]) == ([7], False)
 
 
 def test_duplicates_are_embedded_once_and_vectors_match_embedding_each_text_alone(embedder: Any) -> None:
@@ -68,9 +50,9 @@ def test_duplicates_are_embedded_once_and_vectors_match_embedding_each_text_alon
         "A warm 700-fill goose down jacket for cold winter days, with a hood and two hand pockets.",
         "Free UK delivery on orders over £50.",
     ]
-    counting = Counting(embedder)
+    counting = RecordingEmbedder(embedder, tokens=True)
     matrix = embed_texts(counting, texts, batch_size=2, budget=40)
-    embedded = [t for batch in counting.batches for t in batch]
+    embedded = counting.texts
     assert sorted(embedded) == sorted(set(texts))  # each distinct text exactly once
     assert all(len(b) <= 2 for b in counting.batches)
     alone = np.vstack([embedder.embed_documents([t]) for t in texts])
@@ -80,7 +62,7 @@ def test_duplicates_are_embedded_once_and_vectors_match_embedding_each_text_alon
 
 
 def test_a_wrong_shape_or_a_non_finite_vector_is_a_backend_error(embedder: Any) -> None:
-    class Broken(Counting):
+    class Broken(RecordingEmbedder):
         def __init__(self, inner: Any, bad: Any) -> None:
             super().__init__(inner, tokens=False)
             self.bad = bad

@@ -3,7 +3,6 @@ functions that never change an answer, and index files read memory-mapped (share
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,39 +15,23 @@ from ask_engine.guard import is_injection
 from ask_engine.indexes import FaissVectorIndex, ShopIndex
 from ask_engine.language import content_stems, country_codes_in, mentions_concept
 from ask_engine.types import QueryVector
-
-
-class Counting:
-    """The real embedder, counting the queries it embeds."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dimension = inner.dimension
-        self.queries: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> Any:
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Any:
-        self.queries.append(text)
-        return self.inner.embed_query(text)
+from tests.embedder_helpers import RecordingEmbedder
 
 
 @pytest.fixture
-def counted(sample_index: Path, embedder: Any) -> tuple[Engine, Counting]:
-    counting = Counting(embedder)
+def counted(sample_index: Path, embedder: Any) -> tuple[Engine, RecordingEmbedder]:
+    counting = RecordingEmbedder(embedder)
     return Engine.open(sample_index, embedder=counting), counting
 
 
-def test_a_question_is_embedded_once_for_retrieval_and_the_answer(counted: tuple[Engine, Counting]) -> None:
+def test_a_question_is_embedded_once_for_retrieval_and_the_answer(counted: tuple[Engine, RecordingEmbedder]) -> None:
     engine, counting = counted
     response = engine.ask({"query": "Is the Tarn Wellington Boot waterproof?"})
     assert counting.queries == ["Is the Tarn Wellington Boot waterproof?"]
     assert response.answer.plain
 
 
-def test_a_different_text_is_still_embedded_for_the_answer(counted: tuple[Engine, Counting]) -> None:
+def test_a_different_text_is_still_embedded_for_the_answer(counted: tuple[Engine, RecordingEmbedder]) -> None:
     engine, counting = counted
     # retrieval reads the shopper's country into a delivery question; the answerer reads the question as asked
     engine.ask({"query": "How long will delivery take?", "context": {"address_country": "AU"}})
@@ -56,11 +39,11 @@ def test_a_different_text_is_still_embedded_for_the_answer(counted: tuple[Engine
 
 
 def test_the_answer_is_the_same_whether_or_not_the_query_vector_is_reused(
-    sample_index: Path, embedder: Any, counted: tuple[Engine, Counting]
+    sample_index: Path, embedder: Any, counted: tuple[Engine, RecordingEmbedder]
 ) -> None:
     engine, _ = counted
     # A generator with an embedder object of its own never takes the engine's vector: it embeds the text itself.
-    own = Counting(embedder)
+    own = RecordingEmbedder(embedder)
     separate = Engine.open(sample_index, embedder=embedder, generator=ExtractiveGenerator(embedder=own))
     queries = ("Is the Tarn Wellington Boot waterproof?", "Can I return sale items?", "Do you ship to Norway?")
     for query in queries:

@@ -8,7 +8,7 @@ import json
 import logging
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +25,9 @@ from ask_engine.indexes import ShopIndex
 from ask_engine.integrity import CHECKSUM, FILES, manifest_checksum
 from ask_engine.unit_vectors import UNIT_TEXTS, UNIT_VECTORS
 from tests.conftest import ROOT, SAMPLE_SHOP
+from tests.embedder_helpers import RecordingEmbedder
 
 EVAL_CASES = ROOT / "eval" / "fjord-fell.jsonl"
-
-
-class Recording:
-    """The real embedder, recording every text it is asked to embed as a document."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dimension = inner.dimension
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> Any:
-        self.texts.extend(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Any:
-        return self.inner.embed_query(text)
 
 
 def _words(text: str) -> set[str]:
@@ -75,8 +59,8 @@ def fresh(embedder: Any) -> Iterator[Any]:
     """Opens engines with an empty sentence cache over a recording embedder; closes them afterwards."""
     opened: list[Engine] = []
 
-    def open_engine(index_dir: Path) -> tuple[Engine, Recording]:
-        recording = Recording(embedder)
+    def open_engine(index_dir: Path) -> tuple[Engine, RecordingEmbedder]:
+        recording = RecordingEmbedder(embedder)
         engine = Engine.open(index_dir, embedder=recording)
         opened.append(engine)
         return engine, recording
@@ -177,7 +161,7 @@ def test_reindexing_one_changed_product_embeds_only_its_new_texts(
     product["body_html"] += "<p>Every jacket is seam-taped by hand in our Kendal workshop.</p>"
     (shop / "products.json").write_text(json.dumps(catalogue, ensure_ascii=False), "utf-8")
 
-    recording = Recording(embedder)
+    recording = RecordingEmbedder(embedder)
     report = build_index(shop, out, embedder=recording, progress=False)
     after = ShopIndex.open(out)
     assert (report.changed, report.added, report.removed) == (1, 0, 0)
@@ -205,7 +189,7 @@ def test_reindexing_one_changed_product_embeds_only_its_new_texts(
         np.vstack([before.unit_vectors.matrix[before.unit_vectors.row(t)] for t in kept]),
     )
 
-    again = Recording(embedder)
+    again = RecordingEmbedder(embedder)
     report = build_index(shop, out, embedder=again, progress=False)
     assert report.up_to_date and again.texts == []
 
