@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ask_engine import compose, registry
+from ask_engine.answering.addressing import asked_figure_values
 from ask_engine.config import Settings
 from ask_engine.errors import AskEngineError, GeneratorUnavailable
 from ask_engine.guard import (
@@ -448,9 +449,35 @@ class Engine:
                     return raw, extractive, removed, "not_recorded_refuted"
                 if extractive is not None and not draft.gaps:
                     draft = replace(draft, gaps=extractive.gaps)  # what is missing, as the extractive reading names it
+            else:
+                swap = self._figure_fallback(task, draft)
+                if swap is not None:
+                    return raw, swap[0], removed, swap[1]
         if not draft.sentences and not is_fallback:
             return raw, self._extractive_draft(task), removed, "empty_draft"
         return raw, draft, removed, None
+
+    @staticmethod
+    def _figure_values(task: Task, draft: Draft) -> frozenset[str] | None:
+        """The values of the kinds of figure the question asks for (a price, a duration, a weight) that `draft`
+        states; None when it asks for none."""
+        return asked_figure_values(task.query, [s.text for s in draft.sentences], task.language or "en")
+
+    def _figure_fallback(self, task: Task, draft: Draft) -> tuple[Draft, str] | None:
+        """The extractive answer and the reason to send it instead of `draft`, when the question asks for a kind of
+        figure that the extractive answer states and `draft` states not at all ("figure_missing": "how much is it?"
+        answered without a price) or only with other values ("figure_differs": "how long does it take to France?"
+        answered with another row's duration): the model's words, however grounded, then answer another question."""
+        ours = self._figure_values(task, draft)
+        if ours is None:
+            return None
+        extractive = self._extractive_draft(task)
+        if extractive is None or extractive.kind != "answer":
+            return None
+        theirs = self._figure_values(task, extractive)
+        if not theirs or ours & theirs:
+            return None
+        return extractive, "figure_differs" if ours else "figure_missing"
 
     def _extractive_draft(self, task: Task) -> Draft | None:
         try:

@@ -9,7 +9,8 @@ import pytest
 
 from ask_engine.engine import Engine
 from ask_engine.guard import ground
-from ask_engine.guard.claims import check_claims, is_not_recorded, list_items, names, negated_thing
+from ask_engine.guard.bindings import stock_states, unsupported_stock
+from ask_engine.guard.claims import check_claims, is_not_recorded, list_items, names, negated_thing, unlisted_item
 from ask_engine.guard.faithfulness import FaithfulnessScorer
 from ask_engine.testing import ScriptedGenerator
 from ask_engine.types import Draft, Evidence, Passage, Resolution, Sentence, Task
@@ -27,6 +28,51 @@ def test_every_item_of_a_list_must_be_in_the_evidence() -> None:
     added = check_claims("It comes in black, blue, purple, red and white.", EVIDENCE)
     assert (added.verdict, added.detail) == ("unsupported", "white")
     assert check_claims("It is available in black and white.", EVIDENCE).verdict == "unsupported"
+
+
+TENTS = [
+    "Ridge 2 Tent by Northfold (Tents).\nCapacity: two-person.\nAvailability: in stock.",
+    "Valley Family Tent by Northfold (Tents).\nCapacity: 4-person.\nAvailability: sold out.",
+    "Bivvy Solo Shelter by Northfold (Tents).\nA one-person pack shelter.",
+    "Ridge 2 Tent by Northfold (Tents).\nColours: green, grey and sand.",
+    "Orders FAQ.\nWhat happens when an item is sold out? We refund it in full.",
+    "Shipping Policy — Europe.\nWe ship to France and Germany.",
+    "Shipping Policy — Further afield.\nWe also ship to Norway.",
+]
+
+
+def test_the_items_of_one_list_come_from_one_passage_unless_each_names_a_passage() -> None:
+    # every item is somewhere in the evidence, but no product has all three: three products' figures in one list
+    mixed = check_claims("The full kit includes a 4-person, two-person and one-person pack.", TENTS)
+    assert mixed.verdict == "unsupported"
+    assert unlisted_item(["4-person", "two-person", "one-person pack"], TENTS) in ("4-person", "one-person pack")
+    # chunks of one product (same first line) and sections of one page count as one passage
+    assert check_claims("The Ridge 2 Tent is a two-person tent in green, grey and sand.", TENTS).verdict == "ok"
+    assert check_claims("We ship to France, Germany and Norway.", TENTS).verdict == "ok"
+    # a listing of products: each item names its own passage
+    listing = "We sell the Ridge 2 Tent, the Valley Family Tent and the Bivvy Solo Shelter."
+    assert check_claims(listing, TENTS).verdict == "ok"
+    assert unlisted_item(["green", "purple"], TENTS) == "purple"  # an item in no passage at all
+
+
+def test_a_stated_stock_state_must_be_the_one_the_products_own_lines_give() -> None:
+    ridge = [TENTS[0], TENTS[4]]  # its own lines say in stock; the FAQ mentions "sold out"
+    sold_out = check_claims("The Ridge 2 Tent is sold out.", ridge)
+    assert (sold_out.verdict, sold_out.detail) == ("unsupported", "stock: out")
+    assert check_claims("The Ridge 2 Tent is in stock.", ridge).verdict == "ok"
+    assert check_claims("The Valley Family Tent is sold out.", [TENTS[1], TENTS[4]]).verdict == "ok"
+    assert unsupported_stock("The Valley Family Tent is in stock.", [TENTS[1]]) == "in"
+    # another product's sold-out line does not support it: the sentence names the Ridge 2 Tent
+    assert unsupported_stock("The Ridge 2 Tent is sold out.", TENTS) == "out"
+    # a phrase of one state inside a longer one of the other counts as the longer one
+    assert stock_states("It is not in stock.") == {"out"}
+    assert stock_states("Sold out in blue, in stock in red.") == {"in", "out"}
+    # some variants sold out: either state can be true of a variant
+    mixed = ["Trail Sock.\nAvailability: in stock, except Blue / L (sold out)."]
+    assert unsupported_stock("The blue one is sold out.", mixed) is None
+    assert unsupported_stock("The red one is in stock.", mixed) is None
+    # no stock line in the evidence: nothing to hold the sentence to (the overlap checks judge it)
+    assert unsupported_stock("It is sold out.", [TENTS[4]]) is None
 
 
 def test_a_negative_existence_claim_needs_the_evidence_to_say_so() -> None:
@@ -117,3 +163,50 @@ def test_the_guard_catches_the_committed_perturbations_and_keeps_the_supported_s
     assert figures["perturbed"] >= 250 and figures["supported"] >= 150
     assert figures["caught"] >= 0.99, figures["missed"]
     assert figures["kept"] >= 0.90
+
+
+@pytest.fixture(scope="module")
+def figure_engine(sample_index: Path, embedder: Any) -> Engine:
+    replies = {
+        "How much is the Kirkstone 2 Backpacking Tent?": "The Kirkstone 2 Backpacking Tent is a freestanding two-person tent.",
+        "What does the Kirkstone 2 Backpacking Tent cost?": "The Kirkstone 2 Backpacking Tent costs £279.00.",
+        "Is the Kirkstone 2 Backpacking Tent freestanding?": "The Kirkstone 2 Backpacking Tent is a freestanding two-person tent.",
+        "How long does delivery take to the Scottish Highlands?": "UK Standard delivery takes 3-5 working days.",
+    }
+    return Engine.open(sample_index, embedder=embedder, generator=ScriptedGenerator(lambda task: replies[task.query]))
+
+
+def test_a_model_answer_without_the_figure_asked_for_or_with_another_gives_way_to_the_extractive_one(
+    figure_engine: Engine,
+) -> None:
+    # grounded words, but a price question answered without a price: the extractive answer states it
+    response, trace = figure_engine.ask_traced({"query": "How much is the Kirkstone 2 Backpacking Tent?"})
+    assert trace.fallback == "figure_missing"
+    assert "£279" in response.answer.plain
+    # the model states the price: its answer stands
+    response, trace = figure_engine.ask_traced({"query": "What does the Kirkstone 2 Backpacking Tent cost?"})
+    assert trace.fallback is None and "£279.00" in response.answer.plain
+    # another row's figure (the mainland's delivery time for a Highlands address): the extractive answer's is sent
+    response, trace = figure_engine.ask_traced({"query": "How long does delivery take to the Scottish Highlands?"})
+    assert trace.fallback == "figure_differs"
+    assert "4-7 working days" in response.answer.plain
+    # a question asking for no figure is not held to one
+    response, trace = figure_engine.ask_traced({"query": "Is the Kirkstone 2 Backpacking Tent freestanding?"})
+    assert trace.fallback is None and "freestanding" in response.answer.plain
+
+
+def test_what_kind_of_figure_a_question_asks_for_and_whether_an_answer_states_it() -> None:
+    from ask_engine.answering.addressing import asked_figure_values, asked_figures, states_asked_figure
+
+    assert [m.name for m in asked_figures("how much does the long one cost?")] == ["price"]
+    assert states_asked_figure("how much does the long one cost?", ["It will be available next week."]) is False
+    assert states_asked_figure("how much does the long one cost?", ["It costs £319.00."]) is True
+    assert states_asked_figure("How much does it weigh?", ["It weighs 410 g."]) is True  # a weight, not a price
+    long = "How long does delivery take to the Highlands?"
+    assert states_asked_figure(long, ["We deliver to UK mainland addresses by UK Standard delivery."]) is False
+    assert states_asked_figure(long, ["The delivery time is 4-7 working days."]) is True
+    assert states_asked_figure("Do you price match other shops?", ["No, we don't."]) is None
+    assert states_asked_figure("Is it waterproof?", ["Yes."]) is None
+    # the values compared with the extractive answer's: whole numbers, whatever the figure's form
+    assert asked_figure_values("How much is it?", ["It costs £279.00, or 1,299.50 EUR."]) == {"279", "1299.5"}
+    assert asked_figure_values("How long does it take?", ["3-5 working days"]) == {"3", "5"}

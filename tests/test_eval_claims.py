@@ -41,6 +41,20 @@ def test_an_added_list_item_is_one_unsupported_claim_beside_the_supported_ones()
     ]
 
 
+def test_a_stock_state_is_a_claim_the_products_own_lines_decide() -> None:
+    evidence = ["Trail Jacket - Women's\nAvailability: in stock.", "Orders FAQ.\nSold out items are refunded in full."]
+    subjects = ["Trail Jacket - Women's", ""]
+    scorer = FaithfulnessScorer()
+
+    def stock(answer: str) -> list[tuple[str, str, bool]]:
+        faith = scorer.score(answer, evidence, subjects)
+        claims = answer_claims(faith, evidence, subjects, scorer)
+        return [(c.kind, c.text, c.supported) for c in claims if c.kind == "stock"]
+
+    assert stock("The Trail Jacket is sold out.") == [("stock", "out", False)]
+    assert stock("The Trail Jacket is in stock.") == [("stock", "in", True)]
+
+
 def test_numbers_negations_and_names_are_claims_of_their_own() -> None:
     assert _claims("You can return full-price items within 60 days of delivery for a full refund.") == [
         ("statement", "You can return full-price items within 60 days of delivery for a full refund.", True),

@@ -20,7 +20,17 @@ from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import Unit
 from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize
 
-__all__ = ["ADDRESSING", "Measure", "addressed_by", "asked_measures", "measures", "ways_of"]
+__all__ = [
+    "ADDRESSING",
+    "Measure",
+    "addressed_by",
+    "asked_figure_values",
+    "asked_figures",
+    "asked_measures",
+    "measures",
+    "states_asked_figure",
+    "ways_of",
+]
 
 ADDRESSING = ("measure", "word")  # the ways a unit can address a question, each with its own calibrated bar
 
@@ -45,6 +55,57 @@ def asked_measures(question: str, language: str = "en") -> tuple[Measure, ...]:
     """The kinds of figure `question` asks for ("how long" asks for a duration or a length)."""
     low = " ".join(normalize(question).lower().split())
     return tuple(m for m in measures(language) if m.asks.search(low))
+
+
+@lru_cache(maxsize=4)
+def _answer_figures(language: str = "en") -> tuple[Measure, ...]:
+    return tuple(
+        Measure(m["name"], re.compile("|".join(m["asks"])), re.compile(m["states"], re.IGNORECASE))
+        for m in lexicon(language).get("answer_figures", ())
+    )
+
+
+def asked_figures(question: str, language: str = "en") -> tuple[Measure, ...]:
+    """Every kind of figure `question` asks for: the measures, and the lexicon's `answer_figures` (a price)."""
+    low = " ".join(normalize(question).lower().split())
+    return asked_measures(question, language) + tuple(m for m in _answer_figures(language) if m.asks.search(low))
+
+
+def states_asked_figure(question: str, texts: Sequence[str], language: str = "en") -> bool | None:
+    """Whether one of `texts` states a kind of figure `question` asks for ("how long does delivery take?" and "4-7
+    working days"); None when the question asks for no figure."""
+    values = asked_figure_values(question, texts, language)
+    return None if values is None else bool(values)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _number(text: str) -> str:
+    plain = text.replace(",", "")
+    try:
+        return f"{float(plain):g}"
+    except ValueError:
+        return plain
+
+
+def asked_figure_values(question: str, texts: Sequence[str], language: str = "en") -> frozenset[str] | None:
+    """The values of the kinds of figure `question` asks for that `texts` state: the numbers inside each stated
+    figure ("4-7 working days" → 4, 7; "£279.00" → 279), or the figure's words when it has no number ("free");
+    None when the question asks for no figure."""
+    figures = asked_figures(question, language)
+    if not figures:
+        return None
+    values: set[str] = set()
+    for text in texts:
+        for measure in figures:
+            for match in measure.states.finditer(text):
+                # the whole numbers the figure touches ("£2" of "£279.00" is 279)
+                numbers = [
+                    n.group(0) for n in _NUMBER.finditer(text) if n.start() < match.end() and match.start() < n.end()
+                ]
+                values |= {_number(n) for n in numbers} if numbers else {match.group(0).lower()}
+    return frozenset(values)
 
 
 def addressed_by(

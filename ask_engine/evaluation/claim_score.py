@@ -5,11 +5,13 @@ name, a flipped "not". Scoring sentences hides that; here every claim sentence (
 
 - one **statement**: the sentence as a whole, supported by word overlap or a close paraphrase (the faithfulness
   scorer's bar), with every clause and single-word name in it found;
-- one **item** per member of a list ("black, blue and red"): its words must be in the evidence;
+- one **item** per member of a list ("black, blue and red"): its words must be in the evidence, and the items of one
+  list in one passage unless each names a passage (`ask_engine.guard.claims.unlisted_item`);
 - one **number** per hard token (number, price, size, duration, SKU): the evidence must state it;
 - one **name** per run of two or more capitalised words ("Solo Trekker 2 Tent"): one evidence line must give it;
 - one **negation** per negated phrase ("is not machine washable"): the evidence must say it the same way round; a
   sentence without a negation that contradicts a negative evidence line fails its statement instead;
+- one **stock** claim for a stated stock state ("is sold out"): the product's own stock lines must give it;
 - one **absence** for "the shop does not have / offer X": the evidence must say so;
 - one **not recorded** for "the shop has not recorded X" (otherwise not a claim): false when the extractive answerer
   found an answer the engine sent instead (`Trace.fallback == "not_recorded_refuted"`).
@@ -26,14 +28,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from ask_engine.guard.claims import check_claims, is_not_recorded, list_items, names, negated_thing
+from ask_engine.guard.bindings import stock_states, unsupported_stock
+from ask_engine.guard.claims import check_claims, is_not_recorded, list_items, names, negated_thing, unlisted_item
 from ask_engine.guard.faithfulness import FaithfulnessResult, FaithfulnessScorer, SentenceSupport
 from ask_engine.guard.figures import _hard_items
 from ask_engine.guard.words import _attributable, _negation_scopes, content_words
 
 __all__ = ["Claim", "answer_claims", "claims_json", "sentence_claims"]
 
-ClaimKind = Literal["statement", "item", "number", "name", "negation", "absence", "not_recorded"]
+ClaimKind = Literal["statement", "item", "number", "name", "negation", "absence", "stock", "not_recorded"]
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,20 @@ def sentence_claims(support: SentenceSupport, evidence: Sequence[str], scorer: F
     check = check_claims(sentence, evidence)
     claims: list[Claim] = []
 
+    items = [item for item in list_items(sentence) if content_words(item)]
+    wrong_item = unlisted_item(items, evidence)
     evidence_words: set[str] = set()
     for text in evidence:
         evidence_words |= content_words(text)
-    for item in list_items(sentence):
-        words = content_words(item)
-        if words:
-            claims.append(Claim(sentence, "item", item, words <= evidence_words))
+    for item in items:
+        ok = content_words(item) <= evidence_words and item != wrong_item
+        claims.append(Claim(sentence, "item", item, ok))
+
+    stated = stock_states(sentence)
+    if stated:
+        claims.append(
+            Claim(sentence, "stock", ", ".join(sorted(stated)), unsupported_stock(sentence, evidence) is None)
+        )
 
     numbers = {h.text for h in _hard_items(sentence)}
     for number in sorted(numbers):

@@ -12,9 +12,13 @@
   "always"...) is supported only when a sentence it draws on uses a word of the same group.
 - **Label flips**: "No, the jacket machine washable is not possible." against "Machine washable: yes." A clause that
   names every word of a "Label: yes" line and is negated (or follows an opening "No,") says the opposite.
+- **Stock states**: "The tent is sold out." where the tent's own lines say "Availability: in stock". The words are
+  in the evidence (another product is sold out, the FAQ says what happens to sold-out orders), but the product's
+  stock is stated on its own "Label: value" lines (availability, variants): a stated state ("sold out", "in stock")
+  must be one of the states those lines give, where the evidence has such lines.
 
 The quantifiers and the values that mean "yes" are language data (`ask_engine/lexicon/<language>.json`,
-`guard_quantifiers`, `guard_label_yes`), not code.
+`guard_quantifiers`, `guard_label_yes`, `guard_stock`), not code.
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ from ask_engine.guard.figures import _UNIT_ALT, _Hard, _hard_items, _normalise_t
 from ask_engine.guard.sentences import _lines, _split_line
 from ask_engine.guard.words import _NEGATION_WORDS, _STOPWORDS, _WORD_RE, _stem, content_words
 
-__all__ = ["flipped_label", "quantifier_words", "unbound_figures", "unsupported_quantifier"]
+__all__ = [
+    "flipped_label",
+    "quantifier_words",
+    "stock_states",
+    "unbound_figures",
+    "unsupported_quantifier",
+    "unsupported_stock",
+]
 
 _LEXICON = Path(__file__).parents[1] / "lexicon"
 
@@ -232,3 +243,65 @@ def flipped_label(sentence: str, evidence_line: str, language: str = "en") -> bo
         if wanted <= content_words(part) and (_NEGATED.search(part) or (opening is not None and n == 0)):
             return True
     return False
+
+
+# ----------------------------------------------------------------------------------------------- stock states
+
+
+@lru_cache(maxsize=8)
+def _stock_patterns(language: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(state, pattern) for each stock state of the language, the longer phrases first within a state."""
+    groups = _lexicon(language).get("guard_stock") or {}
+    assert isinstance(groups, dict)
+    out: list[tuple[str, re.Pattern[str]]] = []
+    for state, phrases in groups.items():
+        words = sorted((str(p).lower() for p in phrases), key=len, reverse=True)
+        if words:
+            out.append((str(state), re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w-])")))
+    return tuple(out)
+
+
+def stock_states(text: str, language: str = "en") -> set[str]:
+    """The stock states `text` states; a state phrase inside a longer one of another state ("not in stock" holds
+    "in stock") counts only as the longer one."""
+    low = _normalise_text(text).lower()
+    found: set[str] = set()
+    spans: list[tuple[int, int]] = []
+    matches = [
+        (m.end() - m.start(), m.start(), m.end(), state)
+        for state, pat in _stock_patterns(language)
+        for m in pat.finditer(low)
+    ]
+    for _, start, end, state in sorted(matches, reverse=True):
+        if any(start < e and s < end for s, e in spans):
+            continue
+        spans.append((start, end))
+        found.add(state)
+    return found
+
+
+def unsupported_stock(sentence: str, evidence: Sequence[str], language: str = "en") -> str | None:
+    """The stock state `sentence` states that none of the evidence's "Label: value" stock lines gives, or None
+    (also when the evidence has no such line: then the overlap checks judge the sentence). Where the sentence names
+    a product, only the stock lines of the passages whose title line (their first) it names most count."""
+    stated = stock_states(sentence, language)
+    if not stated:
+        return None
+    words = content_words(sentence)
+    by_text: list[tuple[int, set[str]]] = []
+    for text in evidence:
+        lines = re.split(r"\n|(?<=[.!?])\s+", _normalise_text(text).strip())
+        states: set[str] = set()
+        for line in lines[1:]:
+            label = _LABEL.match(line)
+            if label is not None:
+                states |= stock_states(label.group(2), language)
+        if states:
+            by_text.append((len(words & content_words(lines[0])), states))
+    if not by_text:
+        return None
+    # the product the sentence names (the passages whose title line it shares most words with), else any
+    named = max(n for n, _ in by_text)
+    given = set().union(*(states for n, states in by_text if n == named))
+    wrong = sorted(stated - given)
+    return wrong[0] if wrong else None

@@ -9,7 +9,14 @@ never mentions one. Here a sentence is split into the claims that overlap cannot
   so (a negated sentence naming X); otherwise the shop's plain "not mentioned" phrasing replaces it;
 - **not recorded**: a model's "the shop has not recorded …" is a claim about the evidence too; the engine lets it
   stand only when the extractive answerer also finds nothing;
-- **fragments**: a sentence with no claim in it ("The shop has not recorded.") is dropped.
+- **fragments**: a sentence with no claim in it ("The shop has not recorded.") is dropped;
+- **stock states** ("is sold out", "is in stock"): must be a state the product's own stock lines give
+  (`ask_engine.guard.bindings.unsupported_stock`).
+
+A list's items must also come from one passage (or passages of one title): a product's colours, sizes or contents
+are listed in its own passage, so a list whose items need several products' passages mixes their facts ("a
+4-person, two-person and one-person pack" from three tents), unless each item names a passage (a listing of
+products).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ask_engine.guard.bindings import unsupported_stock
 from ask_engine.guard.words import _negation_scopes, content_words
 
 __all__ = [
@@ -30,6 +38,7 @@ __all__ = [
     "names",
     "negated_thing",
     "not_recorded_part",
+    "unlisted_item",
 ]
 
 _NOT_RECORDED = re.compile(
@@ -174,8 +183,33 @@ def _polarity_differs(sentence: str, words: set[str], lines: Sequence[str]) -> b
     return False
 
 
-def _in_evidence(words: set[str], evidence_words: set[str]) -> bool:
-    return bool(words) and words <= evidence_words
+def unlisted_item(items: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first item of an enumeration the evidence does not give, or None.
+
+    Every item must be in the evidence, and all of them in one passage (the passages of one product or page, whose
+    first lines share the title before a section's " — ", count as one), unless every item is named by a passage's
+    first line (products listed from their own passages)."""
+    wanted = [(item, words) for item in items if (words := content_words(item))]
+    if not wanted:
+        return None
+    groups: dict[str, set[str]] = {}
+    heads: list[set[str]] = []
+    for text in evidence:
+        head = text.strip().split("\n", 1)[0]
+        head = re.split(r"(?<=[.!?])\s", head, maxsplit=1)[0]
+        document = head.split(" — ", 1)[0].strip(" .").lower()  # a section's title line: "Page — Section."
+        groups.setdefault(document, set()).update(content_words(text))
+        heads.append(content_words(head))
+    every: set[str] = set().union(*groups.values()) if groups else set()
+    for item, words in wanted:
+        if not words <= every:
+            return item
+    if len(wanted) < 2 or any(all(words <= group for _, words in wanted) for group in groups.values()):
+        return None
+    if all(any(words <= head for head in heads) for _, words in wanted):
+        return None
+    fullest = max(groups.values(), key=lambda group: sum(words <= group for _, words in wanted))
+    return next(item for item, words in wanted if not words <= fullest)
 
 
 def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
@@ -213,8 +247,10 @@ def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
         wanted = content_words(name)
         if wanted and not any(wanted <= line for line in lines):
             return ClaimCheck("unsupported", name)
-    for item in list_items(sentence):
-        item_words = content_words(item)
-        if item_words and not _in_evidence(item_words, evidence_words):
-            return ClaimCheck("unsupported", item)
+    item = unlisted_item(list_items(sentence), evidence)
+    if item is not None:
+        return ClaimCheck("unsupported", item)
+    stock = unsupported_stock(sentence, evidence)
+    if stock is not None:
+        return ClaimCheck("unsupported", "stock: " + stock)
     return ClaimCheck("ok")
