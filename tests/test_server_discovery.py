@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -156,6 +157,9 @@ def test_healthz_names_each_shop_and_its_index(server: RunningServer) -> None:
     assert shops["fjord-fell"]["shop"] == "Fjord & Fell"
     assert shops["fjord-fell"]["documents"] > 0
     assert shops["fjord-fell"]["index_version"]
+    # which process answered, as an opaque id: not the server's operating-system pid
+    assert isinstance(body["process"], str) and len(body["process"]) == 12
+    assert body["process"] != str(os.getpid()) and get(server, "/healthz").json()["process"] == body["process"]
 
 
 def test_demo_platform_profile_is_a_valid_platform_profile(server: RunningServer) -> None:

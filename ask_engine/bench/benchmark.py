@@ -401,7 +401,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(default 1,2; skipped, saying why, when no Redis answers)",
     )
     parser.add_argument("--workdir", type=Path, help="keep indexes and shops here (default: a temporary folder)")
-    parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's own choice)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="CPU threads of torch and of the onnx embedder (embedding_threads), for this process and every one it "
+        "starts (default: torch's own choice, and the onnx embedder's default of half the cores)",
+    )
     parser.add_argument("--one-size", type=int, help=argparse.SUPPRESS)  # internal: one size, JSON on stdout
     parser.add_argument("--questions", type=int, default=30, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -412,6 +417,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.threads:
         # Before torch is imported, and inherited by the size and server processes.
         os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(args.threads)
+        # the engine's own embedder reads its threads from the settings, not from OMP_NUM_THREADS
+        os.environ["ASK_ENGINE_EMBEDDING_THREADS"] = str(args.threads)
 
     if args.one_size is not None:
         if args.workdir is None:

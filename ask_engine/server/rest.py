@@ -22,6 +22,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("ask_engine.server")
 
+
+_PROCESS_IDS: dict[int, str] = {}
+
+
+def process_id() -> str:
+    """This process's opaque id for `/healthz`: random, made once per process (a forked worker gets its own)."""
+    pid = os.getpid()
+    if pid not in _PROCESS_IDS:
+        _PROCESS_IDS[pid] = uuid.uuid4().hex[:12]
+    return _PROCESS_IDS[pid]
+
+
 _REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,200}$")
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -210,8 +222,9 @@ def global_routes(services: Sequence[ShopService], settings: Settings) -> list[B
                 ok = False
                 logger.error("health check of shop %s failed: %s", service.name, exc)
                 shops.append({"name": service.name, "ok": False})
-        # `process`: which worker answered, when `serve --workers N` runs several on one port
-        body = {"status": "ok" if ok else "degraded", "version": __version__, "process": os.getpid(), "shops": shops}
+        # `process`: which worker answered, when `serve --workers N` runs several on one port (an opaque id, not the
+        # operating system's process id, which a public endpoint has no reason to tell)
+        body = {"status": "ok" if ok else "degraded", "version": __version__, "process": process_id(), "shops": shops}
         return json_response(body, 200 if ok else 503)
 
     async def demo_agent(request: Request) -> Response:
