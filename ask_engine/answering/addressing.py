@@ -42,33 +42,32 @@ class Measure:
     states: re.Pattern[str]
 
 
-@lru_cache(maxsize=4)
-def measures(language: str = "en") -> tuple[Measure, ...]:
-    """The kinds of figure a question can ask for, from the language's lexicon."""
+@lru_cache(maxsize=8)
+def _lexicon_measures(key: str, language: str) -> tuple[Measure, ...]:
     return tuple(
         Measure(m["name"], re.compile("|".join(m["asks"])), re.compile(m["states"], re.IGNORECASE))
-        for m in lexicon(language).get("measures", ())
+        for m in lexicon(language).get(key, ())
     )
+
+
+def measures(language: str = "en") -> tuple[Measure, ...]:
+    """The kinds of figure a question can ask for, from the language's lexicon."""
+    return _lexicon_measures("measures", language)
+
+
+def _asking(question: str, kinds: Sequence[Measure]) -> tuple[Measure, ...]:
+    low = " ".join(normalize(question).lower().split())
+    return tuple(m for m in kinds if m.asks.search(low))
 
 
 def asked_measures(question: str, language: str = "en") -> tuple[Measure, ...]:
     """The kinds of figure `question` asks for ("how long" asks for a duration or a length)."""
-    low = " ".join(normalize(question).lower().split())
-    return tuple(m for m in measures(language) if m.asks.search(low))
-
-
-@lru_cache(maxsize=4)
-def _answer_figures(language: str = "en") -> tuple[Measure, ...]:
-    return tuple(
-        Measure(m["name"], re.compile("|".join(m["asks"])), re.compile(m["states"], re.IGNORECASE))
-        for m in lexicon(language).get("answer_figures", ())
-    )
+    return _asking(question, measures(language))
 
 
 def asked_figures(question: str, language: str = "en") -> tuple[Measure, ...]:
     """Every kind of figure `question` asks for: the measures, and the lexicon's `answer_figures` (a price)."""
-    low = " ".join(normalize(question).lower().split())
-    return asked_measures(question, language) + tuple(m for m in _answer_figures(language) if m.asks.search(low))
+    return _asking(question, measures(language) + _lexicon_measures("answer_figures", language))
 
 
 def states_asked_figure(question: str, texts: Sequence[str], language: str = "en") -> bool | None:
