@@ -28,7 +28,6 @@ __all__ = [
     "asked_figures",
     "asked_measures",
     "measures",
-    "states_asked_figure",
     "ways_of",
 ]
 
@@ -68,13 +67,6 @@ def asked_measures(question: str, language: str = "en") -> tuple[Measure, ...]:
 def asked_figures(question: str, language: str = "en") -> tuple[Measure, ...]:
     """Every kind of figure `question` asks for: the measures, and the lexicon's `answer_figures` (a price)."""
     return _asking(question, measures(language) + _lexicon_measures("answer_figures", language))
-
-
-def states_asked_figure(question: str, texts: Sequence[str], language: str = "en") -> bool | None:
-    """Whether one of `texts` states a kind of figure `question` asks for ("how long does delivery take?" and "4-7
-    working days"); None when the question asks for no figure."""
-    values = asked_figure_values(question, texts, language)
-    return None if values is None else bool(values)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

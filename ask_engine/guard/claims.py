@@ -200,7 +200,7 @@ def unlisted_item(items: Sequence[str], evidence: Sequence[str]) -> str | None:
         document = head.split(" — ", 1)[0].strip(" .").lower()  # a section's title line: "Page — Section."
         groups.setdefault(document, set()).update(content_words(text))
         heads.append(content_words(head))
-    every: set[str] = set().union(*groups.values()) if groups else set()
+    every: set[str] = set().union(*groups.values())
     for item, words in wanted:
         if not words <= every:
             return item
