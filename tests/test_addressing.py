@@ -3,6 +3,9 @@ general reading fixes that came with it (a province named like a country, goods 
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 
 from ask_engine.answering.addressing import addressed_by, asked_measures
@@ -88,3 +91,32 @@ def test_the_thing_a_sell_question_asks_about() -> None:
     assert match is not None and match.group(1) == "sell"
     assert _THING_END_RE.split(match.group(2), maxsplit=1)[0] == "bikes"
     assert _OFFER_RE.search("do you have a physical store?") is None  # "have" is left to sentence selection
+
+
+def test_the_shipped_ranker_carries_a_calibrated_lexicon_bar_below_its_bar() -> None:
+    ranker = load_ranker()
+    assert 0.0 < ranker.lexicon_bar <= ranker.bar
+
+
+def _item(y: list[int], lexicon: list[bool]) -> Any:
+    from ask_engine.answering.calibrate import Item
+
+    units = [Unit(f"Label {i}: value", "fact", label=f"Label {i}", value="value", key=f"k{i}") for i in range(len(y))]
+    zeros = np.zeros(len(y), dtype=np.float32)
+    return Item("f", "p", "q?", True, units, np.zeros((len(y), 1)), np.asarray(y), zeros, [frozenset()] * len(y),
+                lexicon=lexicon)  # fmt: skip
+
+
+def test_the_calibration_scores_the_unit_the_answerer_would_state() -> None:
+    from ask_engine.answering.calibrate import answered_unit
+
+    item = _item([0, 1, 0], [False, True, False])
+    scores = np.asarray([0.5, 0.8, 0.2], dtype=np.float32)
+    # a lexicon-tied fact at or above the lexicon bar answers although the ranker's bar is higher
+    assert answered_unit(item, scores, 0.92, 0.75) == 1
+    # below the lexicon bar, nothing clears either bar: "not recorded"
+    assert answered_unit(item, scores, 0.92, 0.85) is None
+    # a unit above the ranker's bar that scores higher than every tied fact answers instead
+    assert answered_unit(item, np.asarray([0.95, 0.8, 0.2], dtype=np.float32), 0.92, 0.75) == 0
+    assert answered_unit(_item([1], [False]), np.asarray([0.93], dtype=np.float32), 0.92, 0.75) == 0
+    assert answered_unit(_item([], []), np.zeros(0, dtype=np.float32), 0.92, 0.75) is None

@@ -243,6 +243,17 @@ PRODUCTS = [
         ],
     },
     _product(508, "Coastal Sunscreen SPF 30", "<p>A light, high-protection formula for long beach days.</p>"),
+    {
+        **_product(510, "Porch String Lights 10 m", "<p>Twenty warm bulbs on a weatherproof cable.</p>"),
+        "metafields": [
+            {"namespace": "specs", "key": "item_package_weight", "value": "1.38 kg", "type": "single_line_text_field"},
+            {"namespace": "specs", "key": "batteries_included", "value": "false", "type": "boolean"},
+        ],
+    },
+    {
+        **_product(511, "Fellside Waterproof Walking Boot", "<p>A leather boot for long days on rough paths.</p>"),
+        "metafields": [{"namespace": "specs", "key": "waterproof", "value": "true", "type": "boolean"}],
+    },
     _product(
         504,
         "Studio Yoga Mat",
@@ -409,3 +420,39 @@ def test_a_labelled_line_after_a_list_is_not_one_of_its_items() -> None:
 def test_an_indefinite_pronoun_is_not_what_a_question_asks_about(ask: Asker) -> None:
     text = plain(ask("How do I return something?"))
     assert "returns@tidewater.example" in text or "21 days" in text, text
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Is this an LED light?", "Does it come with a dozen?", "Are there several kinds of bulb in the set?"],
+)
+def test_a_fact_tied_to_the_question_by_a_word_alone_does_not_answer_it(ask: Asker, query: str) -> None:
+    # the attribute lexicon ties "light" to the package weight and "come with" to "batteries included"; the ranker
+    # puts both far below its calibrated lexicon bar, so neither answers
+    text = plain(ask(query, [_gid(510)]))
+    assert text.startswith("The shop has not recorded"), (query, text)
+    assert "1.38 kg" not in text, (query, text)
+
+
+def test_a_thing_and_a_participle_read_as_a_clause_not_an_adjective(ask: Asker) -> None:
+    text = plain(ask("Are batteries included?", [_gid(510)]))
+    assert text.startswith("No, batteries are not included with the Porch String Lights 10 m"), text
+    assert "is not batteries included" not in text, text
+
+
+def test_an_attribute_word_that_is_also_in_the_title_is_still_what_is_asked(ask: Asker) -> None:
+    # "waterproof" is a word of the boot's name, yet "is this one waterproof?" asks it, and "Waterproof: yes" answers
+    text = plain(ask("Is this one waterproof?", [_gid(511)]))
+    assert text.startswith("Yes, the Fellside Waterproof Walking Boot is waterproof"), text
+
+
+@pytest.mark.parametrize("query", ["Do you have a return policy?", "Do you offer gift wrapping?"])
+def test_do_you_have_something_else_is_not_do_you_sell_this_product(ask: Asker, query: str) -> None:
+    text = plain(ask(query, [_gid(504)]))
+    assert not text.startswith("Yes."), (query, text)
+    assert "Yes. The Studio Yoga Mat" not in text, (query, text)
+
+
+def test_do_you_sell_these_with_ids_is_still_yes(ask: Asker) -> None:
+    text = plain(ask("Do you sell these?", [_gid(504)]))
+    assert text.startswith("Yes."), text

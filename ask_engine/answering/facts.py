@@ -82,7 +82,7 @@ def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
     units = product_units(doc, untrusted=_is_untrusted)
     if not units or work.embedder is None:
         return []
-    probe = _attribute_probe(work.intent, doc)
+    probe = _ranking_probe(work, doc)
     sims = work.similarity([u.text for u in units], probe=probe)
     labelled = [u.label for u in units if u.label]
     label_values = iter(work.similarity(labelled, probe=probe)) if labelled else iter(())
@@ -176,13 +176,25 @@ def _safe_fact(fact: Fact) -> Fact:
 
 
 def _attribute_probe(intent: Intent, doc: Document) -> str:
-    """The question with the product's name taken out, so similarity measures the attribute asked about."""
-    text = intent.text
-    for word in sorted(set(re.findall(r"[\w'-]+", doc.title)), key=len, reverse=True):
-        if len(word) > 2 or word.isdigit():  # "Wasdale 4": the model number is the name, not a quantity asked
-            text = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", text, flags=re.IGNORECASE)
-    text = re.sub(r"\s+", " ", text).strip()
+    """The question with the product's name taken out, so similarity measures the attribute asked about. Only a run of
+    the title's words names the product: "Is this one waterproof?" about the "Skiddaw 3L Waterproof Jacket" still
+    asks "waterproof", as the ranker was calibrated on whole questions."""
+    text = _strip_title(intent.text, doc.title, placeholder="it")
     return text or intent.text
+
+
+def _ranking_probe(work: _Work, doc: Document) -> str:
+    """What the ranker reads as the question: the attribute probe, or for a follow-up that names nothing but a product
+    ("what about the Skiddaw jacket?") the previous question, less the names of the products both are about."""
+    probe = _attribute_probe(work.intent, doc)
+    history = work.task.history
+    if content_stems(probe) or not history or not work.intent.concepts:
+        return probe
+    previous = history[-1]
+    text = previous.query
+    for other in [doc, *(work.task.documents[d] for d in previous.doc_ids if d in work.task.documents)]:
+        text = _strip_title(text, other.title, placeholder="it")
+    return text if content_stems(text) else probe
 
 
 def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
@@ -245,6 +257,15 @@ def _adjective_label(label: str) -> bool:
     return len(words) <= 3 and bool(_ADJECTIVE_END.search(words[-1])) and not words[-1].endswith("ity")
 
 
+def _clause_label(label: str) -> tuple[str, str] | None:
+    """A label that is a thing and a participle ("batteries included", "assembly required") as (thing, participle);
+    None for a label that reads as an adjective ("machine washable", "waterproof") or a noun."""
+    words = label.split()
+    if not 2 <= len(words) <= 4 or not re.fullmatch(r"[a-z]+ed", words[-1]) or words[-2].endswith("lly"):
+        return None  # "fully lined" describes the product
+    return " ".join(words[:-1]), words[-1]
+
+
 def _is_plural_title(title: str) -> bool:
     head = re.split(r"\s+-\s+|\(", title)[0].strip()
     words = re.findall(r"[A-Za-z]+", head)
@@ -281,6 +302,19 @@ def _fact_sentence(
     def say(text: str, md: str) -> None:
         answer.claim(_sentence_case(text), cites, markdown=_sentence_case(md), doc=doc.id)
 
+    clause = _clause_label(label)
+    if boolean is not None and clause is not None:
+        # "Batteries included: no" → "No, batteries are not included with the Porch Lights", not "is not batteries
+        # included"
+        thing, participle = clause
+        prefix = ("Yes, " if boolean else "No, ") if yes_no else ""
+        verb = f"{'are' if _is_plural_title(thing) else 'is'}{'' if boolean else ' not'} {participle}"
+        with_whom = "them" if pronoun and plural else "it" if pronoun else None
+        say(
+            f"{prefix}{thing} {verb} with {with_whom or subject}",
+            f"{prefix}{thing} {verb} with {with_whom or subject_md}",
+        )
+        return
     if boolean is not None:
         adjective = _adjective_label(label)
         if boolean:

@@ -17,6 +17,7 @@ from ask_engine.answering.facts import (
     _match_facts,
     _predicate,
     _ranked_units,
+    _ranker,
     _related_facts,
     _state_units,
     _subject,
@@ -28,6 +29,7 @@ from ask_engine.answering.query import (
     _attribute_stems,
     _names_in,
     _process_words,
+    _product_words,
     _title_stems,
 )
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
@@ -44,6 +46,7 @@ GUIDE_HEADING_SEMANTIC = 0.30
 _SELL_RE = re.compile(
     r"^\s*(?:do|does|can) (?:you|the shop|the store|they) (?:still )?(?:sell|stock|carry|offer|have)\b"
 )
+_SELL_STEMS = content_stems("do does can you the shop store they still sell stock carry offer have")
 _HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|should|can|would|best\s+to)\s+(?:i|we|you)\b|how\s+to\b)")
 _HOW_TO_STEMS = content_stems("how do should can would best look after care clean maintain way")
 
@@ -57,7 +60,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     if intent.policy and has_policy_evidence and not (strong_product and not _process_words(intent)):
         return None  # "can I return these boots?" is answered by the refund policy
     offer = _SELL_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
-    if offer and not (intent.concepts or intent.price or intent.options or intent.colours):
+    if (
+        offer
+        and not (intent.concepts or intent.price or intent.options or intent.colours)
+        and _names_only(work, targets)
+    ):
         # "Do you sell the Tarn boot?" with the product named: it is in the catalogue; say so, with its price
         return _offered(work, targets)
     if _HOW_TO.match(intent.lower) and not (intent.price or intent.stock or intent.options):
@@ -108,6 +115,13 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         if policy is not None:
             return policy
     return answer
+
+
+def _names_only(work: _Work, targets: list[Document]) -> bool:
+    """ "Do you sell / have ...?" names nothing but the products in view: "do you have a return policy?" or "do you
+    offer gift wrapping?" about a product asks about something else, which it is not."""
+    named = frozenset().union(*(_product_words(doc) for doc in targets))
+    return not (work.intent.stems - named - _SELL_STEMS)
 
 
 def _offered(work: _Work, targets: list[Document]) -> _Answer:
@@ -267,10 +281,15 @@ def _lexicon_facts(
 ) -> list[Fact]:
     """The facts the attribute lexicon or the label words tie to the question, best by the ranker first, unless the
     ranker puts another unit above its bar and above all of them ("how big is the screen?": "Display: 5.5 inches",
-    not the item's dimensions): a template never overrides a better-scoring unit."""
+    not the item's dimensions): a template never overrides a better-scoring unit. Unless one of the recorded facts
+    reaches the ranker's calibrated `lexicon_bar`, none answers: on product-QA data a word tie alone ("light" → "Item
+    package weight", "includes" → "Batteries included") names the wrong attribute more often than the right one.
+    Facts that are not answer units (disclosure notices) keep answering through the lexicon."""
+    score = {unit.key: p for p, unit in ranked if unit.kind != "description"}
+    if not any(f.key in score and score[f.key] >= _ranker().lexicon_bar for f in facts):
+        facts = [f for f in facts if f.key not in score]
     if not facts:
         return []
-    score = {unit.key: p for p, unit in ranked if unit.kind != "description"}
     keys = {f.key for f in facts}
     best_fact = max((score.get(f.key, 0.0) for f in facts), default=0.0)
     if chosen and chosen[0].key not in keys and ranked and ranked[0][0] > best_fact:

@@ -146,6 +146,8 @@ class Ranker:
     scale: tuple[float, ...] = ()
     # a unit that addresses the question in one of these ways ("measure", "word") answers from this lower bar
     addressed_bars: tuple[tuple[str, float], ...] = ()
+    # a fact the attribute lexicon or its label words tie to the question answers only from this probability
+    lexicon_bar: float = 0.0
 
     def probabilities(self, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         if len(x) == 0:
@@ -166,6 +168,7 @@ class Ranker:
             "bar": self.bar,
             "second_bar": self.second_bar,
             "addressed_bars": dict(self.addressed_bars),
+            "lexicon_bar": self.lexicon_bar,
             "embedder": self.embedder,
         }
 
@@ -184,6 +187,7 @@ def load_ranker(path: str | Path | None = None, *, embedder: str | None = None) 
         mean=tuple(float(m) for m in data.get("mean", ())),
         scale=tuple(float(s) for s in data.get("scale", ())),
         addressed_bars=tuple((str(k), float(v)) for k, v in (data.get("addressed_bars") or {}).items()),
+        lexicon_bar=float(data.get("lexicon_bar", 0.0)),
     )
     if embedder and ranker.embedder and embedder != ranker.embedder:
         log.warning(
