@@ -27,6 +27,7 @@ from ask_engine.errors import BackendError, ConfigError
 if TYPE_CHECKING:
     from ask_engine.config import Settings
     from ask_engine.protocols import Matrix, Vector
+    from ask_engine.query_encoder import QueryEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -305,7 +306,7 @@ class SentenceTransformerEmbedder:
             if cached is not None:
                 self._cache.move_to_end(text)
                 return cached.copy()
-        vector = self._encode([text])[0]
+        vector = self._encode_query(text)
         with self._cache_lock:
             self.query_count += 1
             if self._cache_size > 0:
@@ -313,6 +314,9 @@ class SentenceTransformerEmbedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return vector.copy()
+
+    def _encode_query(self, text: str) -> Vector:
+        return self._encode([text])[0]
 
 
 def _dimension_of(model: Any, model_path: str) -> int:
@@ -494,6 +498,7 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
         self.cache_dir = Path(cache_dir or (settings.onnx_cache_dir if settings else None) or default_onnx_cache_dir())
         use_int8 = int8 if int8 is not None else bool(settings and settings.onnx_int8)
         self.int8: str | None = int8_config() if use_int8 else None
+        self._query_encoder: QueryEncoder | None = None  # set by _load, which __init__ may already call
         super().__init__(model_path, settings=settings, **kwargs)
         if self.int8:
             self.name = f"{self.name}:onnx-int8-{self.int8}"
@@ -525,7 +530,7 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1  # one graph at a time: parallelism within an op is all a query has
         provider = "CUDAExecutionProvider" if self.device.startswith("cuda") else "CPUExecutionProvider"
-        return _shared(
+        model = _shared(
             ("onnx", str(folder), file_name, self.device, str(threads)),
             lambda: _sentence_transformer(
                 str(folder),
@@ -534,3 +539,23 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
                 model_kwargs={"provider": provider, "file_name": file_name, "session_options": options},
             ),
         )
+        from ask_engine.query_encoder import QueryEncoder
+
+        # a query goes straight through the session on CPU (the same vector, without `encode`'s per-call overhead)
+        self._query_encoder = QueryEncoder.of(model) if provider == "CPUExecutionProvider" else None
+        return model
+
+    def _encode_query(self, text: str) -> Vector:
+        model_ready = self._model  # loads, and makes the query encoder where it can
+        fast = self._query_encoder if model_ready is not None else None
+        if fast is None:
+            return super()._encode_query(text)
+        try:
+            vector = fast.encode(text)
+        except Exception as exc:
+            raise BackendError(f"embedding model {self.name} failed: {exc}") from exc
+        if vector.shape != (self.dimension,):
+            raise BackendError(
+                f"embedding model {self.name} gave a {vector.shape} query vector, not ({self.dimension},)"
+            )
+        return vector

@@ -1,19 +1,21 @@
-"""Shared text helpers for answering: query intent, the product-attribute lexicon, countries and list phrasing.
+"""Shared text helpers for answering: query intent, the product-attribute lexicon and list phrasing.
 
 Everything here is about English questions in general, never about one shop: a small lexicon of common product
-attributes (what words ask for which recorded fact), question-shape detection, and country names ↔ ISO 3166 codes
-(`pycountry` plus common aliases and a few region groups, which are facts about the world).
+attributes (what words ask for which recorded fact) and question-shape detection. Country names ↔ ISO 3166 codes live
+in `countries` and are re-exported here.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members
+from ask_engine.plaintext import normalize, word_set
 
 __all__ = [
     "CONCEPTS",
@@ -35,19 +37,6 @@ __all__ = [
 ]
 
 # ----------------------------------------------------------------------------------------------- basic text
-
-
-def word_set(text: str) -> frozenset[str]:
-    """The whitespace-separated words of a literal: compact word lists in source code."""
-    return frozenset(text.split())
-
-
-def normalize(text: str) -> str:
-    """NFKC, straight quotes and dashes, single spaces (case kept)."""
-    text = unicodedata.normalize("NFKC", text)
-    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    text = text.replace("–", "-").replace("—", " - ")
-    return re.sub(r"\s+", " ", text).strip()
 
 
 # Function words and question fillers. Unlike a general stopword list it keeps words that carry meaning in a
@@ -177,8 +166,6 @@ class Concept:
 
 def _load_concepts() -> tuple[Concept, ...]:
     """The attribute lexicon, from `lexicon/en.json` (data, not code)."""
-    import json
-    from pathlib import Path
 
     data = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_text(encoding="utf-8"))
     return tuple(
@@ -353,6 +340,7 @@ _SERVICE_PRICE_RE = re.compile(r"\b(?:cost|price|charge|pay)s?\s+(?:me\s+)?(?:to
                                r"(?:a\s+|the\s+)?\w+")  # fmt: skip
 
 
+@lru_cache(maxsize=1 << 14)  # a pure function of the question, read several times per answer (parts, follow-ups)
 def parse_query(query: str) -> Intent:
     """Read a question's shape and the attributes it asks about."""
     text = normalize(query)
@@ -424,177 +412,3 @@ def fact_key_matches(key: str, wanted: str) -> bool:
     """`waterproof_rating` answers `waterproof`; `colour_options` answers `colour`; `material` answers `material`."""
     key = key.lower()
     return key == wanted or wanted in key.split("_") or key.startswith(wanted + "_")
-
-
-# ----------------------------------------------------------------------------------------------- countries
-
-# Country names ISO's short names do not cover, and demonyms ("Canadian orders"): data, in lexicon/places.json.
-_PLACES = json.loads((Path(__file__).with_name("lexicon") / "places.json").read_text(encoding="utf-8"))
-_ALIASES: dict[str, str] = _PLACES["aliases"]
-_DEMONYMS: dict[str, str] = _PLACES["demonyms"]
-# Codes written in capitals that are also ordinary English words are not read as countries.
-_CODE_WORDS = word_set("AM AN AS AT BE BY DO GO HE HI IF IN IS IT ME MY NO OF OK ON OR SO TO UP US WE ID PM AD AI CA")
-_QUERY_CODE_OK = frozenset({"UK", "USA", "US", "UAE", "EU", "NZ"})
-
-EU_MEMBERS = word_set("AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE")
-_EUROPE = EU_MEMBERS | word_set("GB NO IS LI CH AL AD BA BY XK MD MC ME MK RU SM RS UA VA GI JE GG IM FO")
-_GROUPS: dict[str, frozenset[str]] = {
-    "eu": EU_MEMBERS,
-    "european union": EU_MEMBERS,
-    "eea": EU_MEMBERS | frozenset({"NO", "IS", "LI"}),
-    "european economic area": EU_MEMBERS | frozenset({"NO", "IS", "LI"}),
-    "europe": _EUROPE,
-    "mainland europe": _EUROPE - {"GB", "IS", "IE", "MT", "CY", "JE", "GG", "IM", "FO"},
-    "scandinavia": frozenset({"DK", "NO", "SE"}),
-    "nordic countries": frozenset({"DK", "NO", "SE", "FI", "IS"}),
-    "north america": frozenset({"US", "CA", "MX", "GL", "BM", "PM"}),
-    "oceania": frozenset(
-        {"AU", "NZ", "FJ", "PG", "SB", "VU", "WS", "TO", "KI", "TV", "NR", "PW", "FM", "MH", "NC", "PF"}
-    ),
-    "australasia": frozenset({"AU", "NZ", "PG"}),
-    "channel islands": frozenset({"JE", "GG"}),
-}
-_WORLDWIDE = re.compile(
-    r"\b(?:worldwide|world-wide|anywhere in the world|all over the world|all countries|every country|most countries|"
-    r"internationally to all)\b",
-    re.IGNORECASE,
-)
-
-
-@lru_cache(maxsize=1)
-def _country_table() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """(lower-case name → code, code → display name, alpha-3 → alpha-2) from pycountry plus the aliases."""
-    import pycountry  # loaded on first use: 250 countries, only needed for shipping questions
-
-    names: dict[str, str] = {**_ALIASES, **_DEMONYMS}
-    display: dict[str, str] = {}
-    alpha3: dict[str, str] = {}
-    countries = list(pycountry.countries)
-    for c in countries:
-        alpha3[c.alpha_3] = code = c.alpha_2
-        common = getattr(c, "common_name", None)
-        display[code] = common or c.name
-        for name in (c.name, common, getattr(c, "official_name", None)):
-            if name:
-                names.setdefault(name.lower(), code)
-    # "Korea, Republic of" is also said "Korea": the part before the comma, unless another country took it
-    for c in countries:
-        if "," in c.name:
-            head = c.name.split(",")[0].strip().lower()
-            if len(head) > 3:
-                names.setdefault(head, c.alpha_2)
-    display.update({"GB": "the United Kingdom", "US": "the United States", "NL": "the Netherlands",
-                    "CZ": "Czechia", "KR": "South Korea", "AE": "the United Arab Emirates", "PH": "the Philippines",
-                    "TW": "Taiwan", "RU": "Russia", "VN": "Vietnam", "IR": "Iran", "SY": "Syria", "MD": "Moldova",
-                    "BO": "Bolivia", "VE": "Venezuela", "TZ": "Tanzania", "LA": "Laos"})  # fmt: skip
-    for alias, code in _ALIASES.items():
-        display.setdefault(code, alias.title())
-    return names, display, alpha3
-
-
-@lru_cache(maxsize=1)
-def _name_pattern() -> re.Pattern[str]:
-    names, _, _ = _country_table()
-    # Longest first, so "Northern Ireland" wins over "Ireland" and "Papua New Guinea" over "Guinea".
-    alternatives = sorted(names, key=len, reverse=True)
-    body = "|".join(re.escape(n) for n in alternatives)
-    return re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE)
-
-
-_CODE_RE = re.compile(r"(?<![\w-])([A-Z]{2,3})(?![\w-])")
-
-
-@lru_cache(maxsize=1)
-def _subdivision_names() -> dict[str, str]:
-    """Lower-case name of a state or province → its country code (pycountry), for names of two or three words."""
-    import pycountry
-
-    return {sub.name.lower(): sub.country_code for sub in pycountry.subdivisions if 2 <= len(sub.name.split()) <= 3}
-
-
-def _place_named(words: str) -> str | None:
-    """The country of the state or province whose name `words` starts with ("British Columbia Canada" → CA)."""
-    parts, table = words.split(), _subdivision_names()
-    for size in (3, 2):
-        hit = table.get(" ".join(parts[:size]).lower())
-        if hit is not None:
-            return hit
-    return None
-
-
-@lru_cache(maxsize=1 << 15)  # a pure function of its text, asked of the same merchant passages request after request
-def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
-    """ISO alpha-2 codes of the countries a text names (by name, alias or capitalised code), in order.
-
-    In a question, capitalised codes that are also English words ("IT", "IN") are ignored, and lower-case "uk",
-    "usa" are read as countries; in merchant text only names and unambiguous codes count.
-    """
-    names, _, alpha3 = _country_table()
-    found: list[tuple[int, str]] = []
-    norm = normalize(text)
-    spans: list[tuple[int, int]] = []
-    for m in _name_pattern().finditer(norm):
-        word = m.group(0)
-        # "us" as a pronoun, "in" etc. never reach here (not names); the aliases "uk"/"usa" in lower case only count
-        # in questions, where shoppers type them that way.
-        if word.islower() and word in {"uk", "usa", "uae", "u.k.", "u.s.", "u.s.a."} and not query:
-            continue
-        if word.lower() in ("america", "american") and re.search(
-            r"(?:north|south|central|latin)\s+$", norm[: m.start()], re.I
-        ):
-            continue
-        code = names.get(word.lower())
-        if code:
-            # "British Columbia" is a province of Canada, not Britain; "New Mexico" a state of the US
-            after = re.match(r"\s+((?:[A-Z][\w'-]+\s*){1,2})", norm[m.end() :])
-            if after:
-                place = _place_named(f"{word} {after.group(1)}".strip())
-                if place is not None:
-                    code = place
-            found.append((m.start(), code))
-            spans.append(m.span())
-    caps_query = query and sum(c.isupper() for c in norm) > 0.6 * max(1, sum(c.isalpha() for c in norm))
-    if not caps_query:
-        for m in _CODE_RE.finditer(norm):
-            if any(s <= m.start() < e for s, e in spans):
-                continue
-            token = m.group(1)
-            if token in _CODE_WORDS and not (query and token in _QUERY_CODE_OK):
-                continue
-            if token == "EU":
-                continue  # a group, handled by group_members
-            code = alpha3.get(token) if len(token) == 3 else (token if token in _display_codes() else None)
-            if token in {"UK", "USA", "UAE"}:
-                code = names.get(token.lower())
-            if code:
-                found.append((m.start(), code))
-    return tuple(dict.fromkeys(code for _, code in sorted(found)))
-
-
-@lru_cache(maxsize=1)
-def _display_codes() -> frozenset[str]:
-    return frozenset(_country_table()[1])
-
-
-def country_name(code: str) -> str:
-    """A readable name for an ISO alpha-2 code ("GB" → "the United Kingdom"); the code itself when unknown."""
-    return _country_table()[1].get(code.upper(), code.upper())
-
-
-def country_aliases(code: str) -> tuple[str, ...]:
-    """Every name the table knows for a code (lower case)."""
-    return tuple(n for n, c in _country_table()[0].items() if c == code)
-
-
-def group_members(text: str) -> dict[str, frozenset[str]]:
-    """Region groups a text names ("EU countries", "Europe", "worldwide") → the ISO codes they contain."""
-    out: dict[str, frozenset[str]] = {}
-    norm = normalize(text)
-    for name, members in _GROUPS.items():
-        flags = 0 if name == "eu" or name == "eea" else re.IGNORECASE
-        pattern = name.upper() if flags == 0 else re.escape(name)
-        if re.search(rf"(?<![\w-]){pattern}(?![\w-])", norm, flags):
-            out[name] = members
-    if _WORLDWIDE.search(norm):
-        out["worldwide"] = frozenset(_country_table()[1])
-    return out

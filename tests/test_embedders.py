@@ -189,6 +189,31 @@ def test_onnx_fp32_gives_pytorchs_vectors_and_pytorchs_name(
     check_embedder(onnx)  # the contract every embedder keeps
 
 
+def test_an_onnx_query_goes_straight_through_the_session_with_encodes_vector(exported_cache: Path) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+    from ask_engine.query_encoder import QueryEncoder
+
+    onnx = OnnxEmbedder(cache_dir=exported_cache, query_cache_size=0)
+    model = onnx.load()
+    assert isinstance(onnx._query_encoder, QueryEncoder)  # the hot path is taken, not encode()
+    for text in [*_TEXTS, ""]:
+        want = model.encode([text], normalize_embeddings=True, convert_to_numpy=True)[0]
+        got = onnx.embed_query(text)
+        assert got.dtype == np.float32 and got.shape == (384,)
+        np.testing.assert_allclose(got, want, atol=1e-6, err_msg=text[:40])
+
+
+def test_a_pipeline_the_query_encoder_cannot_reproduce_keeps_encode(exported_cache: Path) -> None:
+    from ask_engine.embedders import OnnxEmbedder
+    from ask_engine.query_encoder import QueryEncoder
+
+    model = OnnxEmbedder(cache_dir=exported_cache).load()
+    transformer, pooling, normalize = list(model)
+    assert QueryEncoder.of([transformer, pooling]) is None  # no Normalize: vectors would not be unit length
+    assert QueryEncoder.of([transformer, normalize]) is None  # no pooling
+    assert QueryEncoder.of(object()) is None
+
+
 def test_onnx_export_is_cached_once_per_model_and_leaves_no_temporary_folder(exported_cache: Path) -> None:
     from ask_engine.embedders import ONNX_FILE, default_model_path, onnx_model_folder
 

@@ -9,6 +9,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,6 +42,7 @@ def _plain(text: str) -> str:
     return _MARKDOWN_MARKS.sub("", text)
 
 
+@lru_cache(maxsize=1 << 15)  # a pure function of its text, asked of the same merchant sentences request after request
 def _is_untrusted(text: str) -> bool:
     return is_injection(text) or bool(_EXTRA_INJECTION.search(text))
 
