@@ -251,6 +251,19 @@ PRODUCTS = [
         ],
     },
     {
+        **_product(512, "Harbour Domino Set", "<p>A wooden domino set for family games.</p>"),
+        "metafields": [
+            {
+                "namespace": "specs",
+                "key": "included_components",
+                "value": '["55 double-nine dominoes", "a wooden box", "a score pad"]',
+                "type": "list.single_line_text_field",
+            },
+            {"namespace": "specs", "key": "batteries_included", "value": "false", "type": "boolean"},
+            {"namespace": "specs", "key": "number_of_players", "value": "4", "type": "number_integer"},
+        ],
+    },
+    {
         **_product(511, "Fellside Waterproof Walking Boot", "<p>A leather boot for long days on rough paths.</p>"),
         "metafields": [{"namespace": "specs", "key": "waterproof", "value": "true", "type": "boolean"}],
     },
@@ -456,3 +469,13 @@ def test_do_you_have_something_else_is_not_do_you_sell_this_product(ask: Asker, 
 def test_do_you_sell_these_with_ids_is_still_yes(ask: Asker) -> None:
     text = plain(ask("Do you sell these?", [_gid(504)]))
     assert text.startswith("Yes."), text
+
+
+def test_a_yes_or_no_fact_about_something_else_does_not_answer_yes_or_no(ask: Asker) -> None:
+    text = plain(ask("Does the set include a blank domino?", [_gid(512)]))
+    assert not text.startswith(("No,", "Yes,")), text
+
+
+def test_a_label_of_the_form_number_of_things_takes_a_singular_verb(ask: Asker) -> None:
+    text = plain(ask("How many players is it for?", [_gid(512)]))
+    assert "number of players of the Harbour Domino Set is 4" in text, text

@@ -370,7 +370,8 @@ def _fact_sentence(
 
 
 def _plural_word(label: str) -> bool:
-    last = label.split()[-1] if label.split() else ""
+    head = re.split(r"\s+of\s+", label, maxsplit=1)[0].split()  # "number of channels" is one number
+    last = head[-1] if head else ""
     return last.endswith("s") and not last.endswith(("ss", "us", "is", "ness", "sis"))
 
 

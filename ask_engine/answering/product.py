@@ -294,8 +294,14 @@ def _lexicon_facts(
     best_fact = max((score.get(f.key, 0.0) for f in facts), default=0.0)
     if chosen and chosen[0].key not in keys and ranked and ranked[0][0] > best_fact:
         return []
-    # a yes/no question is answered "Yes, ..." / "No, ..." first when a yes/no fact is among them
-    return sorted(facts, key=lambda f: (not (yes_no and _is_boolean(f) is not None), -score.get(f.key, 0.0)))[:2]
+    # a yes/no question is answered "Yes, ..." / "No, ..." first when a yes/no fact is among them that the ranker
+    # itself ties to the question: "does the set include a blank piece?" is not "No, batteries are not included"
+    bar = _ranker().lexicon_bar
+
+    def leads(f: Fact) -> bool:
+        return yes_no and _is_boolean(f) is not None and score.get(f.key, bar) >= bar
+
+    return sorted(facts, key=lambda f: (not leads(f), -score.get(f.key, 0.0)))[:2]
 
 
 def _overview(work: _Work, doc: Document) -> _Answer:
