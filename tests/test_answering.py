@@ -264,6 +264,13 @@ PRODUCTS = [
         ],
     },
     {
+        **_product(513, "Youth Shin Guards", "<p>Light shin guards with ankle straps.</p>"),
+        "metafields": [
+            {"namespace": "specs", "key": "size", "value": "ages 9-12", "type": "single_line_text_field"},
+            {"namespace": "specs", "key": "color", "value": "royal", "type": "single_line_text_field"},
+        ],
+    },
+    {
         **_product(511, "Fellside Waterproof Walking Boot", "<p>A leather boot for long days on rough paths.</p>"),
         "metafields": [{"namespace": "specs", "key": "waterproof", "value": "true", "type": "boolean"}],
     },
@@ -479,3 +486,10 @@ def test_a_yes_or_no_fact_about_something_else_does_not_answer_yes_or_no(ask: As
 def test_a_label_of_the_form_number_of_things_takes_a_singular_verb(ask: Asker) -> None:
     text = plain(ask("How many players is it for?", [_gid(512)]))
     assert "number of players of the Harbour Domino Set is 4" in text, text
+
+
+def test_a_recorded_size_fact_answers_what_size_without_saying_sizes_are_not_recorded(ask: Asker) -> None:
+    # no size option among the variants, but a "Size" fact: that is the answer, with no "not recorded" before it
+    for query in ("What size are they?", "What size is the royal blue pair?"):
+        text = plain(ask(query, [_gid(513)]))
+        assert "ages 9-12" in text and NOT_RECORDED not in text, (query, text)

@@ -97,10 +97,19 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             markdown=f"This is the {variant.title} variant of the **{doc.title}**",
             doc=doc.id,
         )
-    if commerce:
-        answer.extend(_commerce(work, doc))
-    if intent.concepts or not commerce:
-        answer.extend(_attribute(work, doc, standalone=not commerce))
+    sold = _commerce(work, doc) if commerce else _Answer()
+    answer.extend(sold)
+    if intent.concepts or not commerce or sold.not_recorded:
+        recorded = _attribute(work, doc, standalone=not commerce)
+        found = bool(recorded.sentences) and not recorded.not_recorded
+        if sold.not_recorded and found:
+            # the variants record no sizes, but a fact does ("Size: ages 9-12"): that answers, and "has not recorded
+            # any sizes" before it would contradict it
+            answer.sentences = [s for s in answer.sentences if s not in sold.sentences or s.kind != "meta"]
+            answer.not_recorded = False
+            answer.gaps = [g for g in answer.gaps if g not in sold.gaps]
+        if found or intent.concepts or not commerce:
+            answer.extend(recorded)
     if not answer.sentences:
         return None
     if answer.not_recorded and commerce:
