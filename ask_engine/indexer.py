@@ -268,6 +268,18 @@ def _collect_garbage(out: Path, keep: set[str]) -> None:
         (out / f"{CURRENT}.tmp").unlink(missing_ok=True)
 
 
+def build_threads() -> int:
+    """Embedding threads of an index build when the settings name none: every core, up to 8. A build is a batch job
+    of large batches, which intra-op threads speed up; a server keeps half the cores (`embedders.default_threads`)."""
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _build_settings(settings: Settings) -> Settings:
+    if settings.embedding_threads:
+        return settings
+    return settings.model_copy(update={"embedding_threads": build_threads()})
+
+
 def build_index(
     shop_dir: str | Path,
     out: str | Path,
@@ -294,7 +306,7 @@ def build_index(
 
         # Built-in embedders load their model on first use: a no-op rebuild never loads it (see _build_locked).
         loading = time.perf_counter()
-        embedder = registry.create("embedder", settings.embedder, settings)
+        embedder = registry.create("embedder", settings.embedder, _build_settings(settings))
         model_seconds = time.perf_counter() - loading
     show_progress = sys.stderr.isatty() if progress is None else progress
     batch_size = int(getattr(embedder, "batch_size", 0) or settings.embedding_batch_size)

@@ -681,3 +681,12 @@ def test_a_non_utf8_current_is_a_clean_error_in_every_command_and_index_recovers
     assert main(["index", str(TINY_SHOP), "--out", str(root), "--quiet"]) == 0
     assert "unreadable" in capsys.readouterr().out
     assert ShopIndex.open(root).shop.name == "Tiny Test Shop"
+
+
+def test_an_index_build_embeds_on_every_core_unless_the_settings_name_the_threads() -> None:
+    from ask_engine.config import Settings
+    from ask_engine.indexer import _build_settings, build_threads
+
+    assert build_threads() == max(1, min(os.cpu_count() or 1, 8))
+    assert _build_settings(Settings()).embedding_threads == build_threads()
+    assert _build_settings(Settings(embedding_threads=1)).embedding_threads == 1
