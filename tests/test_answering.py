@@ -473,8 +473,10 @@ def test_do_you_have_something_else_is_not_do_you_sell_this_product(ask: Asker, 
     assert "Yes. The Studio Yoga Mat" not in text, (query, text)
 
 
-def test_do_you_sell_these_with_ids_is_still_yes(ask: Asker) -> None:
-    text = plain(ask("Do you sell these?", [_gid(504)]))
+@pytest.mark.parametrize("query", ["Do you sell these?", "Do you still sell this grippy mat?"])
+def test_do_you_sell_these_with_ids_is_still_yes(ask: Asker, query: str) -> None:
+    # "grippy" is the product's own word (its description), so the question names nothing else
+    text = plain(ask(query, [_gid(504)]))
     assert text.startswith("Yes."), text
 
 
