@@ -546,8 +546,8 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
         return model
 
     def _encode_query(self, text: str) -> Vector:
-        model_ready = self._model  # loads, and makes the query encoder where it can
-        fast = self._query_encoder if model_ready is not None else None
+        self.load()  # makes the query encoder where it can
+        fast = self._query_encoder
         if fast is None:
             return super()._encode_query(text)
         try:

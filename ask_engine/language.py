@@ -166,7 +166,6 @@ class Concept:
 
 def _load_concepts() -> tuple[Concept, ...]:
     """The attribute lexicon, from `lexicon/en.json` (data, not code)."""
-
     data = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_text(encoding="utf-8"))
     return tuple(
         Concept(

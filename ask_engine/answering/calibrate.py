@@ -50,9 +50,8 @@ class Item:
     sims: np.ndarray[Any, Any]
     ways: list[frozenset[str]]  # how each unit addresses the question (`addressing.addressed_by`)
     vectors: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None  # q, units, labels
-    lexicon: list[bool] | None = (
-        None  # each unit is a fact the attribute lexicon or its label words tie to the question
-    )
+    # each unit is a fact the attribute lexicon or its label words tie to the question (`lexicon_flags`)
+    lexicon: list[bool] | None = None
 
 
 def _fold(product: str) -> int:

@@ -99,7 +99,8 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         )
     sold = _commerce(work, doc) if commerce else _Answer()
     answer.extend(sold)
-    if intent.concepts or not commerce or sold.not_recorded:
+    attribute_ran = bool(intent.concepts) or not commerce or sold.not_recorded
+    if attribute_ran:
         recorded = _attribute(work, doc, standalone=not commerce)
         found = bool(recorded.sentences) and not recorded.not_recorded
         if sold.not_recorded and found:
@@ -112,8 +113,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             answer.extend(recorded)
     if not answer.sentences:
         return None
-    if answer.not_recorded and commerce:
-        # "what size is the bottle?" names no option the product has, but its description may state it
+    if answer.not_recorded and commerce and not attribute_ran:
+        # "what size is the bottle?" names no option the product has, but its description may state it (when
+        # `_attribute` ran, it already stated any unit this would choose)
         chosen = _naming_units(_chosen_units(_ranked_units(work, doc)), work, doc)
         if chosen:
             answer = _Answer()
