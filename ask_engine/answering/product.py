@@ -129,10 +129,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
 
 
 def _names_only(work: _Work, targets: list[Document]) -> bool:
-    """ "Do you sell / have ...?" names nothing but what the products in view are, by their own words (title, type,
-    tags, description: "these running shoes"): "do you have a return policy?" or "do you offer gift wrapping?" about
-    a product asks about something else, which it is not."""
-    named = frozenset().union(*(_product_words(doc) | content_stems(doc.body) for doc in targets))
+    """ "Do you sell / have ...?" names nothing but the products in view: "do you have a return policy?" or "do you
+    offer gift wrapping?" about a product asks about something else, which it is not."""
+    named = frozenset().union(*(_product_words(doc) for doc in targets))
     return not (work.intent.stems - named - _SELL_STEMS)
 
 
