@@ -30,6 +30,7 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.indexes import ShopIndex, live_version
+from ask_engine.language import with_shop_synonyms
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
@@ -256,11 +257,13 @@ class Engine:
         head: list[Message] = []  # the engine's messages, in the order they arise; disclosures come last
         with timer.stage("conversation"):
             thread = self._conversation(req, asker, head)
+        # the shop's own word beside each synonym a shopper used ("wellies (wellington)"): shop.toml [synonyms]
+        query = with_shop_synonyms(req.query, state.index.shop.synonyms)
         with timer.stage("resolve"):
-            resolution = resolve(req.ids or (), state.index, query=req.query, history=thread.history)
+            resolution = resolve(req.ids or (), state.index, query=query, history=thread.history)
         head += compose.not_found_messages(resolution.unresolved)
         with timer.stage("guard"):
-            question = _read_question(req.query, resolution, state.index)
+            question = _read_question(query, resolution, state.index)
         head += question.messages
         head += compose.language_messages(req.context.language if req.context else None, state.index.shop.language)
         outcome = self._answer(req, question, resolution, thread.history, state, timer, retrieval)

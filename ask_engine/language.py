@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +20,7 @@ from ask_engine.plaintext import normalize, word_set
 __all__ = [
     "CONCEPTS",
     "CONCEPTS_BY_NAME",
+    "OFFER_QUESTION_RE",
     "Concept",
     "Intent",
     "content_stems",
@@ -30,9 +31,11 @@ __all__ = [
     "group_members",
     "join_and",
     "normalize",
+    "offer_stems",
     "parse_query",
     "stem",
     "third_person",
+    "with_shop_synonyms",
     "word_set",
 ]
 
@@ -57,21 +60,9 @@ also still actually good nice great fine something anything everything someone a
 somewhere anywhere
 """
 )
-# Everyday synonyms shoppers and shops use for the same thing; every form folds to the group's first word.
-_SYNONYM_GROUPS = (
-    ("shop", "shops", "store", "stores", "outlet", "outlets", "branch", "branches"),
-    ("hire", "hired", "hiring", "rent", "rents", "rented", "renting", "rental", "rentals"),
-    ("delivery", "deliveries", "deliver", "delivers", "delivered", "delivering", "postage", "post", "posted",
-     "posting", "ship", "ships", "shipped", "shipping", "courier", "couriers"),
-    ("price", "prices", "priced", "pricing", "cost", "costs", "costing", "charge", "charges", "fee", "fees"),
-    ("colour", "colours", "color", "colors"),
-    ("parcel", "parcels", "package", "packages"),
-    ("trainer", "trainers", "sneaker", "sneakers"),
-    ("trouser", "trousers", "pant", "pants"),
-    ("jumper", "jumpers", "sweater", "sweaters"),
-    ("wellington", "wellingtons", "welly", "wellies", "wellie"),
-    ("warranty", "warranties", "guarantee", "guarantees", "guaranteed"),
-)  # fmt: skip
+_LEXICON = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_text(encoding="utf-8"))
+# Everyday synonyms shoppers and shops use for the same thing (data): every form folds to the group's first word.
+_SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["synonyms"])
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
@@ -114,10 +105,62 @@ def stem(word: str) -> str:
     return _SYNONYMS.get(w := _raw_stem(word), w)
 
 
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=len, reverse=True))
+
+
+# "Do you (still) sell / stock / carry ...?": whether the shop offers something (lexicon data)
+_OFFER = _LEXICON["offer_questions"]
+OFFER_QUESTION_RE = re.compile(
+    rf"^\s*(?:{_alternatives(_OFFER['starts'])})\s+(?:{_alternatives(_OFFER['subjects'])})\s+"
+    rf"(?:(?:{_alternatives(_OFFER['fillers'])})\s+)*(?:{_alternatives(_OFFER['verbs'])})\b"
+)
+
+
+ShopSynonyms = tuple[tuple[str, tuple[str, ...]], ...]  # (the shop's word, the words shoppers use for it)
+
+
+def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
+    """`text` with the shop's own word after each word or phrase the shop listed as a synonym of it ("are the
+    wellies waterproof?" → "are the wellies (wellington) waterproof?" for `wellington = ["wellies"]`), so retrieval
+    and answering match what its catalogue calls the thing; the shopper's word stays, as the catalogue may use it
+    too. Whole words only, any case; a word the text already uses is not added again."""
+    if not synonyms or not text:
+        return text
+    pattern, table = _shop_synonym_pattern(synonyms)
+    if pattern is None:
+        return text
+    used = content_stems(text)
+
+    def add(m: re.Match[str]) -> str:
+        own = table[" ".join(m.group(0).lower().split())]
+        return m.group(0) if content_stems(own) <= used else f"{m.group(0)} ({own})"
+
+    return pattern.sub(add, text)
+
+
+@lru_cache(maxsize=64)
+def _shop_synonym_pattern(synonyms: ShopSynonyms) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    table: dict[str, str] = {}
+    for own, others in synonyms:
+        for other in others:
+            table.setdefault(" ".join(other.lower().split()), own)
+    if not table:
+        return None, table
+    return re.compile(rf"(?<![\w'])(?:{_alternatives(table)})(?![\w'])", re.IGNORECASE), table
+
+
 @lru_cache(maxsize=1 << 15)  # kept by text: the same evidence sentences are read request after request
 def content_stems(text: str) -> frozenset[str]:
     """Stems of the words that carry meaning (function words removed, numbers kept, synonyms folded)."""
     return frozenset(stem(w) for w in _TOKEN_RE.findall(normalize(text).lower()) if w not in _STOPWORDS)
+
+
+def offer_stems() -> frozenset[str]:
+    """The stems of every word of an offer question's frame ("do", "you", "still", "sell"): what such a question
+    says besides the thing it asks about."""
+    words = " ".join(w for part in _OFFER.values() for w in part)
+    return content_stems(words)
 
 
 def join_and(items: Sequence[str]) -> str:
@@ -166,7 +209,7 @@ class Concept:
 
 def _load_concepts() -> tuple[Concept, ...]:
     """The attribute lexicon, from `lexicon/en.json` (data, not code)."""
-    data = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_text(encoding="utf-8"))
+    data = _LEXICON
     return tuple(
         Concept(
             name=item["name"],
@@ -208,7 +251,7 @@ def _concepts_named(text: str) -> frozenset[str]:
 _POLICY_RE = re.compile(
     r"\breturn\w*|\brefund\w*|\bexchang\w*|\bsend (?:it|them|this|these|those|\w+) back\b|\bmoney back\b|\bship\w*|"
     r"\bdeliver\w*|\bpostage\b|\bpost(?:ed|ing)? (?:to|it|them)\b|\bdispatch\w*|\bcourier\w*|\bcustoms\b|\bdut(?:y|ies)\b|"
-    r"\bimport\w*|\bpost(?:ed|ing)?\b|\bby post\b|\bmail\b|\bpay\b|\bpaying\b|\bpayment\w*|\bpaypal\b|\bklarna\b|\bdiscount\w*|\bvoucher\w*|\bpromo\w*|"
+    r"\bimport\w*|\bpost(?:ed|ing)?\b|\bby post\b|\bmail\b|\bpay\b|\bpaying\b|\bpayment\w*|\bdiscount\w*|\bvoucher\w*|\bpromo\w*|"
     r"\bcoupon\w*|\bgift ?cards?\b|\bcancel\w*|\btrack\w*|\b(?:my|an|the|your) order\b|\border (?:status|number)\b|\baccount\b|\bprivacy\b|"
     r"\bpersonal data\b|\bcookies?\b|\bopening (?:hours|times)\b|\bopen (?:on|at|until|today|tomorrow)\b|\bclick (?:and|&) collect\b|\bcollect\w*|"
     r"\bprice ?match\w*|\bstudent\w*|\brepair\w*|\bclaim\w*|\bfaulty\b|\bdamaged\b|\bstores?\b|\bshops?\b|"

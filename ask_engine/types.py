@@ -24,12 +24,16 @@ class ShopInfo:
     gid_namespace: str = "shop"
     disclosure_namespace: str = "disclosures"  # metafield namespace whose entries are disclosures, not facts
     facts_namespaces: tuple[str, ...] | None = None  # None: every namespace except the disclosure one
+    # shop.toml's [synonyms]: (the shop's word, the words shoppers use for it), read into questions
+    synonyms: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ShopInfo:
         d = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
         if d.get("facts_namespaces") is not None:
             d["facts_namespaces"] = tuple(d["facts_namespaces"])
+        if d.get("synonyms") is not None:
+            d["synonyms"] = tuple((str(own), tuple(others)) for own, others in d["synonyms"])
         return cls(**d)
 
 

@@ -17,7 +17,7 @@ from ask_engine.answering.units import description_units, product_units, usable_
 from ask_engine.engine import Engine
 from ask_engine.pqa import convert, parse_attribute
 from ask_engine.types import Document, Fact
-from tests.shop_helpers import Asker, build_inline_shop, plain
+from tests.shop_helpers import Asker, build_inline_shop, plain, product_links
 
 NOT_RECORDED = "has not recorded"
 
@@ -184,6 +184,10 @@ url = "https://tidewater.example"
 currency = "USD"
 language = "en"
 gid_namespace = "tidewater"
+
+[synonyms]
+# shoppers' words for what this catalogue calls a domino set
+domino = ["bones", "tiles"]
 """
 
 
@@ -502,3 +506,11 @@ def test_a_recorded_size_fact_answers_what_size_without_saying_sizes_are_not_rec
     for query in ("What size are they?", "What size is the royal blue pair?"):
         text = plain(ask(query, [_gid(513)]))
         assert "ages 9-12" in text and NOT_RECORDED not in text, (query, text)
+
+
+def test_a_word_the_shop_lists_in_its_synonyms_finds_the_product_its_catalogue_names_otherwise(ask: Asker) -> None:
+    # "bones" is nowhere in the catalogue; shop.toml's [synonyms] says shoppers mean its domino set
+    data = ask("How many players can play with your bones?")
+    text = plain(data)
+    assert "Harbour Domino Set" in text and "4" in text, text
+    assert [link["url"] for link in product_links(data)] == ["https://tidewater.example/products/harbour-domino-set"]

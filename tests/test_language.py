@@ -13,6 +13,7 @@ from ask_engine.language import (
     join_and,
     parse_query,
     third_person,
+    with_shop_synonyms,
 )
 
 
@@ -128,3 +129,22 @@ def test_how_much_of_a_thing_is_needed_is_not_a_price_question() -> None:
     assert not parse_query("How much does it hold?").price
     assert parse_query("How much does it cost?").price
     assert parse_query("How much is the boot?").price
+
+
+SYNONYMS = (("wellington", ("wellies", "welly")), ("sun cream", ("sunscreen", "sun block")))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Are the Wellies waterproof?", "Are the Wellies (wellington) waterproof?"),
+        ("is SUN  BLOCK ok for kids", "is SUN  BLOCK (sun cream) ok for kids"),
+        ("wellies or a welly?", "wellies (wellington) or a welly (wellington)?"),
+        ("the wellington wellies", "the wellington wellies"),  # the shop's word is already there
+        ("wellieshop returns", "wellieshop returns"),  # whole words only
+        ("", ""),
+    ],
+)
+def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, expected: str) -> None:
+    assert with_shop_synonyms(text, SYNONYMS) == expected
+    assert with_shop_synonyms(text, ()) == text

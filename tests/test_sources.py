@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from ask_engine.sources import (
     load_shop_info,
     slugify,
 )
-from ask_engine.types import Document
+from ask_engine.types import Document, ShopInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_SHOP = ROOT / "eval" / "shops" / "fjord-fell"
@@ -140,6 +141,14 @@ def test_shop_info_defaults_disclosure_namespace_and_all_fact_namespaces(tmp_pat
     assert info.facts_namespaces is None
 
 
+def test_shop_synonyms_are_read_from_their_own_table(tmp_path: Path) -> None:
+    toml = '[shop]\nname = "A"\nurl = "https://a.example"\n\n[synonyms]\nwellington = ["wellies", " welly "]\n'
+    write(tmp_path, {"shop.toml": toml + '"sun  cream" = "sunscreen"\n'})
+    info = load_shop_info(tmp_path)
+    assert info.synonyms == (("wellington", ("wellies", "welly")), ("sun cream", ("sunscreen",)))
+    assert ShopInfo.from_dict(json.loads(json.dumps(asdict(info)))) == info  # as the index manifest keeps it
+
+
 def test_missing_shop_toml_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(SourceError) as info:
         load_shop_info(tmp_path)
@@ -154,6 +163,9 @@ def test_missing_shop_toml_names_the_file(tmp_path: Path) -> None:
         ('[shop]\nname = "A"\nurl = "a.example"\n', "shop.url"),
         ('[shop]\nname = "A"\nurl = "https://a.example"\nfacts_namespaces = "specs"\n', "shop.facts_namespaces"),
         ('name = "A"\n', "shop"),
+        ('[shop]\nname = "A"\nurl = "https://a.example"\n[synonyms]\nwellington = []\n', "synonyms.wellington"),
+        ('[shop]\nname = "A"\nurl = "https://a.example"\n[synonyms]\nwellington = [1]\n', "synonyms.wellington"),
+        ('synonyms = "wellies"\n[shop]\nname = "A"\nurl = "https://a.example"\n', "synonyms"),
     ],
 )
 def test_invalid_shop_toml_names_the_field(tmp_path: Path, toml: str, where: str) -> None:

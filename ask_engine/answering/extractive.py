@@ -27,7 +27,7 @@ evidence or a fixed template filled with a recorded value, verbatim. How it answ
    take back: Candles that have been lit."); a bare "Yes." is quoted only for its own FAQ question.
 5. **No answer**: when nothing scores above the relevance floor, a fixed phrase says the shop's information does
    not cover it and what the assistant can help with; no evidence text is shown. A name the evidence never
-   mentions ("Klarna"), or a two-word thing whose second word it never uses while it uses the first for something
+   mentions ("bitcoin"), or a two-word thing whose second word it never uses while it uses the first for something
    else ("gift wrapping" against "gift cards"), is reported as not mentioned.
 6. **Untrusted text**: sentences that address an AI or try to instruct it are never quoted (`guard.is_injection`
    plus a few broader patterns); an instruction inside the question is dropped from it.

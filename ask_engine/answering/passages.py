@@ -211,7 +211,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     chosen.sort(key=lambda u: u.key)
     answer = _Answer()
     if absent:
-        # "Can I pay with Klarna?": say the shop never mentions it, then what it does say
+        # "Can I pay in bitcoin?": say the shop never mentions it, then what it does say
         answer.meta(phrase("not_mentioned", thing=join_and(absent), shop=task.shop_name))
         work.notes.append(f"the question names {', '.join(absent)}, which no evidence mentions")
     for u in chosen:

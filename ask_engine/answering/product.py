@@ -36,17 +36,22 @@ from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import CONCEPTS, CONCEPTS_BY_NAME, content_stems, fact_key_matches, mentions_concept
+from ask_engine.language import (
+    CONCEPTS,
+    CONCEPTS_BY_NAME,
+    OFFER_QUESTION_RE,
+    content_stems,
+    fact_key_matches,
+    mentions_concept,
+    offer_stems,
+)
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
 
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
 GUIDE_HEADING_SEMANTIC = 0.30
-# "Do you sell / stock / carry / have the X?": a question whether the shop offers a product
-_SELL_RE = re.compile(
-    r"^\s*(?:do|does|can) (?:you|the shop|the store|they) (?:still )?(?:sell|stock|carry|offer|have)\b"
-)
-_SELL_STEMS = content_stems("do does can you the shop store they still sell stock carry offer have")
+# "Do you sell / stock / carry / have the X?": a question whether the shop offers a product (lexicon data)
+_SELL_STEMS = offer_stems()
 _HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|should|can|would|best\s+to)\s+(?:i|we|you)\b|how\s+to\b)")
 _HOW_TO_STEMS = content_stems("how do should can would best look after care clean maintain way")
 
@@ -59,7 +64,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     strong_product = bool(intent.concepts) or intent.options or intent.stock
     if intent.policy and has_policy_evidence and not (strong_product and not _process_words(intent)):
         return None  # "can I return these boots?" is answered by the refund policy
-    offer = _SELL_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
+    offer = OFFER_QUESTION_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
     if (
         offer
         and not (intent.concepts or intent.price or intent.options or intent.colours)

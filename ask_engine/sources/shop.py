@@ -20,7 +20,8 @@ _FAQ_SUFFIXES = (".json", ".yaml", ".yml", ".md", ".markdown")
 
 def load_shop_info(shop_dir: str | Path) -> ShopInfo:
     """Read `shop.toml`'s `[shop]` table: name, url (required); currency, language, gid_namespace,
-    disclosure_namespace (default "disclosures"), facts_namespaces (default: every namespace but the disclosure one).
+    disclosure_namespace (default "disclosures"), facts_namespaces (default: every namespace but the disclosure one);
+    and the optional `[synonyms]` table.
     """
     path = Path(shop_dir) / "shop.toml"
     if not path.is_file():
@@ -57,7 +58,28 @@ def load_shop_info(shop_dir: str | Path) -> ShopInfo:
         if not isinstance(namespaces, list) or not all(isinstance(n, str) and n for n in namespaces):
             raise SourceError("shop.toml", "shop.facts_namespaces", "must be a list of namespace names")
         info["facts_namespaces"] = tuple(namespaces)
+    synonyms = _synonyms(data.get("synonyms"))
+    if synonyms:
+        info["synonyms"] = synonyms
     return ShopInfo.from_dict(info)
+
+
+def _synonyms(table: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """shop.toml's optional `[synonyms]` table: the shop's own word (or phrase) = the words shoppers use for it, a
+    string or a list of strings (`wellington = ["wellies", "welly"]`)."""
+    if table is None:
+        return ()
+    if not isinstance(table, dict):
+        raise SourceError("shop.toml", "synonyms", "must be a table: the shop's word = [the words shoppers use]")
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for own, others in table.items():
+        words = [others] if isinstance(others, str) else others
+        if not own.strip():
+            raise SourceError("shop.toml", "synonyms", "a key is empty: name the word the shop uses")
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w.strip() for w in words):
+            raise SourceError("shop.toml", f"synonyms.{own}", "must be a word or a list of words (non-empty strings)")
+        out.append((" ".join(own.split()), tuple(" ".join(w.split()) for w in words)))
+    return tuple(out)
 
 
 def _visible(paths: Iterable[Path], suffixes: Sequence[str]) -> list[Path]:
