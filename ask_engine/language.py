@@ -21,6 +21,7 @@ __all__ = [
     "CONCEPTS",
     "CONCEPTS_BY_NAME",
     "OFFER_QUESTION_RE",
+    "PREPOSITIONS",
     "Concept",
     "Intent",
     "content_stems",
@@ -109,6 +110,7 @@ def _alternatives(words: Iterable[str]) -> str:
     return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=len, reverse=True))
 
 
+PREPOSITIONS: frozenset[str] = frozenset(_LEXICON["prepositions"])
 # "Do you (still) sell / stock / carry ...?": whether the shop offers something (lexicon data)
 _OFFER = _LEXICON["offer_questions"]
 OFFER_QUESTION_RE = re.compile(

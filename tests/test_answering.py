@@ -514,3 +514,44 @@ def test_a_word_the_shop_lists_in_its_synonyms_finds_the_product_its_catalogue_n
     text = plain(data)
     assert "Harbour Domino Set" in text and "4" in text, text
     assert [link["url"] for link in product_links(data)] == ["https://tidewater.example/products/harbour-domino-set"]
+
+
+@pytest.mark.parametrize(
+    ("query", "pid", "expected"),
+    [
+        ("How thick is it?", 504, "The thicknesses of the Studio Yoga Mat are 4mm, 5mm and 6mm."),
+        ("Is it tested on animals?", 503, "whether the Rose Face Serum is tested on animals."),
+        ("Is it suitable for vegans?", 503, "whether the Rose Face Serum is suitable for vegans."),
+    ],
+)
+def test_an_answer_phrases_the_asked_attribute_in_plain_english(
+    ask: Asker, query: str, pid: int, expected: str
+) -> None:
+    # an option name ending in -ss takes -es ("thicknesses", never "thicknesss"); an attribute word that is the
+    # object of a preposition keeps its phrase ("tested on animals", never "is animals")
+    text = plain(ask(query, [_gid(pid)]))
+    assert expected in text, text
+
+
+@pytest.mark.parametrize(
+    ("query", "pid", "expected"),
+    [
+        ("How often do I change the cartridge? disinfectant spray only?", 502, "3 months"),
+        ("How many players can play? pitch, roll, yaw?", 512, "4"),
+        ("Are batteries included? disinfectant spray only?", 510, "not included"),
+    ],
+)
+def test_a_compound_question_answered_in_one_part_does_not_add_an_unnamed_not_recorded(
+    ask: Asker, query: str, pid: int, expected: str
+) -> None:
+    # the other part names nothing the shop could record: "The shop has not recorded that for ..." after the answer
+    # only casts doubt on it, and the closest fact it offers repeats the answer
+    text = plain(ask(query, [_gid(pid)]))
+    assert expected in text, text
+    assert NOT_RECORDED not in text, text
+
+
+def test_a_compound_question_states_each_fact_once(ask: Asker) -> None:
+    # the first part's closest recorded fact is the second part's answer: said once, not twice
+    text = plain(ask("What are the dimensions? How heavy is the package?", [_gid(510)]))
+    assert text.count("1.38 kg") == 1, text

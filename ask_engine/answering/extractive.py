@@ -50,10 +50,25 @@ from typing import TYPE_CHECKING
 from ask_engine.answering.catalogue import _catalogue, _not_offered
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
-from ask_engine.answering.query import _clean_query, _question_parts, _targets, _with_history, _without_mentions
+from ask_engine.answering.query import (
+    _clean_query,
+    _question_parts,
+    _targets,
+    _title_stems,
+    _with_history,
+    _without_mentions,
+)
 from ask_engine.answering.shipping import _shipping
 from ask_engine.answering.work import _Answer, _VectorCache, _Work
-from ask_engine.language import Intent, normalize, parse_query
+from ask_engine.language import (
+    CONCEPTS,
+    Intent,
+    content_stems,
+    mentions_concept,
+    normalize,
+    parse_query,
+    stem,
+)
 from ask_engine.phrases import phrase
 from ask_engine.types import Draft, DraftKind, Sentence, Task
 
@@ -116,10 +131,21 @@ class ExtractiveGenerator:
                 answers.append(answer)
         if not answers:
             return self._no_answer(task, "no evidence sentence is relevant enough", *notes)
+        if any(not a.not_recorded and any(s.kind == "claim" for s in a.sentences) for a in answers):
+            # Another part is answered from the shop's data: a part whose "not recorded" names nothing missing ("how
+            # can these be cleaned? disinfectant spray only?" → "... that for the X") only casts doubt on that
+            # answer, and the closest fact it offers repeats it
+            answers = [a for a in answers if not (a.not_recorded and a.unnamed)]
+            # ... and a part saying an attribute is not recorded while another part states it ("how wide is the
+            # base? seems wider than 48 inches?" → "not recorded the dimensions" beside "measures 48 x 48 x 72")
+            # would contradict it
+            answers = [a for a in answers if not _stated_elsewhere(a, answers)]
         merged = _Answer()
         for answer in answers:
             merged.extend(answer)
         merged.not_recorded = all(a.not_recorded for a in answers)
+        if len(answers) > 1:
+            merged.sentences = _without_repeats(merged.sentences, task, merged.docs)
         sentences = _without_dangling_lead(merged.sentences[: self.max_sentences])
         has_claim = any(s.kind == "claim" for s in sentences)
         kind: DraftKind = "not_recorded" if merged.not_recorded or not has_claim else "answer"
@@ -188,6 +214,49 @@ class ExtractiveGenerator:
             generator=self.name,
             notes=(why, *details),
         )
+
+
+def _gap_concepts(answer: _Answer) -> frozenset[str]:
+    """The attributes of the lexicon that an answer's "not recorded" gaps name (by fact key or option word)."""
+    names: set[str] = set()
+    for gap in answer.gaps:
+        words = {stem(w) for w in gap.field.split()}
+        for concept in CONCEPTS:
+            if gap.key in concept.keys or any(stem(k) in words for k in concept.keys):
+                names.add(concept.name)
+    return frozenset(names)
+
+
+def _stated_elsewhere(answer: _Answer, answers: Sequence[_Answer]) -> bool:
+    """`answer` only says an attribute is not recorded, and another answered part states that very attribute."""
+    if not answer.not_recorded or any(s.kind == "claim" for s in answer.sentences):
+        return False
+    asked = _gap_concepts(answer)
+    return bool(asked) and any(
+        mentions_concept(s.text, name)
+        for other in answers
+        if other is not answer and not other.not_recorded
+        for s in other.sentences
+        if s.kind == "claim"
+        for name in asked
+    )
+
+
+def _without_repeats(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
+    """Claims of a many-part answer without one that says nothing an earlier one did not ("Its weight is 1.38 kg",
+    the closest fact one part offers, then "The weight of the X is 1.38 kg", another part's answer); the
+    product's name does not count as something said."""
+    names = frozenset().union(*(_title_stems(task.documents[d]) for d in doc_ids if d in task.documents))
+    kept: list[Sentence] = []
+    said: list[frozenset[str]] = []
+    for sentence in sentences:
+        core = content_stems(sentence.text) - names
+        if sentence.kind == "claim" and core and any(core <= earlier for earlier in said):
+            continue
+        kept.append(sentence)
+        if sentence.kind == "claim":
+            said.append(core)
+    return kept
 
 
 def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:

@@ -19,6 +19,7 @@ from ask_engine.answering.work import _NUMBER, _Answer, _cites_for, _is_untruste
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     CONCEPTS_BY_NAME,
+    PREPOSITIONS,
     Intent,
     content_stems,
     fact_key_matches,
@@ -380,7 +381,7 @@ def _plural_label(label: str) -> str:
         return label
     if label.endswith("y") and not label.endswith(("ay", "ey", "oy", "uy")):
         return label[:-1] + "ies"
-    return label + ("es" if label.endswith(("sh", "ch", "x")) else "s")
+    return label + ("es" if label.endswith(("s", "sh", "ch", "x", "z")) else "s")
 
 
 def _price_phrase(value: str) -> str:
@@ -477,7 +478,10 @@ def _asked_adjective(intent: Intent, doc: Document) -> str | None:
     cues = [cue for name in intent.concepts for cue in CONCEPTS_BY_NAME[name].cues]
     for i in range(len(words)):
         if any(re.match(cue, " ".join(words[i:])) for cue in cues):
-            words = words[i:]
+            # ... unless the cue is the object of a preposition ("tested on animals", "suitable for vegans"): then
+            # the whole phrase is what is asked
+            if not (i and words[i - 1] in PREPOSITIONS):
+                words = words[i:]
             break
     phrase_ = " ".join(words)
     if not words or len(words) > 4 or _NUMBER.search(phrase_) or _is_untrusted(phrase_):

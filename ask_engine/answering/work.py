@@ -174,6 +174,9 @@ class _Answer:
     docs: list[str] = field(default_factory=list)
     not_recorded: bool = False
     gaps: list[Gap] = field(default_factory=list)  # what was asked for and is not recorded (for the question log)
+    # its "not recorded" names nothing missing ("The shop has not recorded that for the X"): the question's words
+    # matched no attribute the answerer knows
+    unnamed: bool = False
 
     def claim(self, text: str, cites: Iterable[int], markdown: str | None = None, doc: str | None = None) -> None:
         text = _end(text)
@@ -196,6 +199,8 @@ class _Answer:
             self.docs.append(doc_id)
 
     def extend(self, other: _Answer) -> None:
+        # still only an unnamed "not recorded" (and its closest fact) when both are, or one adds nothing
+        self.unnamed = other.unnamed if not self.sentences else self.unnamed and (other.unnamed or not other.sentences)
         for s in other.sentences:
             if all(s.text != t.text for t in self.sentences):
                 self.sentences.append(s)
