@@ -555,3 +555,18 @@ def test_a_compound_question_states_each_fact_once(ask: Asker) -> None:
     # the first part's closest recorded fact is the second part's answer: said once, not twice
     text = plain(ask("What are the dimensions? How heavy is the package?", [_gid(510)]))
     assert text.count("1.38 kg") == 1, text
+
+
+@pytest.mark.parametrize(
+    ("query", "pid", "expected"),
+    [
+        ("Do they come in purple?", 501, "The shop has not recorded any colours for the Nitrile Exam Gloves."),
+        ("Is it available in blue?", 504, "The shop has not recorded any colours for the Studio Yoga Mat."),
+    ],
+)
+def test_a_colour_asked_of_a_product_without_colours_is_reported_not_recorded(
+    ask: Asker, query: str, pid: int, expected: str
+) -> None:
+    # silence, or only the other options, would read as if the question was missed
+    text = plain(ask(query, [_gid(pid)]))
+    assert expected in text, text

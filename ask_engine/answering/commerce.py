@@ -8,7 +8,7 @@ from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural
 from ask_engine.answering.gaps import option_gap
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
-from ask_engine.language import Intent, content_stems, join_and
+from ask_engine.language import Intent, content_stems, join_and, stem
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
 from ask_engine.types import Document, Gap, Sentence, Task, Variant
@@ -78,11 +78,19 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         listed_options = _named_options(intent, options)
         asked = listed_options or options
         word = _OPTION_WORD.search(intent.lower)
+        # "do they come in purple?", "can I get it in blue?" about a product without a colour option: its colours
+        # are not recorded (a colour word after "in", and one the product's own text does not use: "is your sun
+        # cream vegan?", "does it work in sand?" ask no colour)
+        own = content_stems(" ".join([doc.title, doc.product_type or "", *doc.tags, doc.body]))
+        no_colours = not any(_is_colour_option(name) for name, _ in options) and any(
+            stem(c) not in own and re.search(rf"\bin\s+{re.escape(c)}\b", intent.lower) for c in intent.colours
+        )
         # "what colour is it?" names a kind of option the product lacks ("options", "variants" name every kind)
         lacking = bool(options) and not listed_options and word is not None and not _ANY_OPTION.match(word.group(0))
-        if lacking and word is not None:
+        lacking = lacking or (no_colours and bool(options))
+        if lacking:
             # "what colour is the bottle?" when its only option is Size: colours are not recorded; its sizes are
-            asked_word = _plural_label(word.group(0).lower())
+            asked_word = _asked_option_word(word, no_colours)
             answer.meta(
                 phrase("not_recorded", subject="", predicate=f"any {asked_word} for the {title}"),
                 markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
@@ -102,9 +110,9 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
                 cites,
                 markdown=f"The {label} of the **{title}** {verb} {listed}",
             )
-        if not options and word:
+        if not options and (word or no_colours):
             # one variant and no options: nothing to list, and silence would read as if the question was missed
-            asked_word = _plural_label(word.group(0))
+            asked_word = _asked_option_word(word, no_colours)
             answer.meta(
                 phrase("not_recorded", subject="", predicate=f"any {asked_word} for the {title}"),
                 markdown=phrase("not_recorded", subject="", predicate=f"any {asked_word} for the **{title}**"),
@@ -113,6 +121,14 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             answer.gaps.append(option_gap(asked_word, doc))
     answer.sentences = _dedupe_sentences(answer.sentences)
     return answer
+
+
+def _asked_option_word(word: re.Match[str] | None, colour: bool) -> str:
+    """The kind of option a question asks for, in its own word ("colors", "sizes"); "colours" for a colour it names
+    ("in purple") when its word names no kind ("options")."""
+    if word is not None and not (colour and _ANY_OPTION.match(word.group(0))):
+        return _plural_label(word.group(0).lower())
+    return "colours"
 
 
 def _price(answer: _Answer, doc: Document, variants: list[Variant], cites: list[int]) -> None:
