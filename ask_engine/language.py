@@ -24,6 +24,7 @@ __all__ = [
     "PREPOSITIONS",
     "Concept",
     "Intent",
+    "alternation",
     "content_stems",
     "country_aliases",
     "country_codes_in",
@@ -106,7 +107,8 @@ def stem(word: str) -> str:
     return _SYNONYMS.get(w := _raw_stem(word), w)
 
 
-def _alternatives(words: Iterable[str]) -> str:
+def alternation(words: Iterable[str]) -> str:
+    """A regular-expression alternation of words or phrases, longest first, any run of spaces inside a phrase."""
     return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=len, reverse=True))
 
 
@@ -114,8 +116,8 @@ PREPOSITIONS: frozenset[str] = frozenset(_LEXICON["prepositions"])
 # "Do you (still) sell / stock / carry ...?": whether the shop offers something (lexicon data)
 _OFFER = _LEXICON["offer_questions"]
 OFFER_QUESTION_RE = re.compile(
-    rf"^\s*(?:{_alternatives(_OFFER['starts'])})\s+(?:{_alternatives(_OFFER['subjects'])})\s+"
-    rf"(?:(?:{_alternatives(_OFFER['fillers'])})\s+)*(?:{_alternatives(_OFFER['verbs'])})\b"
+    rf"^\s*(?:{alternation(_OFFER['starts'])})\s+(?:{alternation(_OFFER['subjects'])})\s+"
+    rf"(?:(?:{alternation(_OFFER['fillers'])})\s+)*(?:{alternation(_OFFER['verbs'])})\b"
 )
 
 
@@ -149,7 +151,7 @@ def _shop_synonym_pattern(synonyms: ShopSynonyms) -> tuple[re.Pattern[str] | Non
             table.setdefault(" ".join(other.lower().split()), own)
     if not table:
         return None, table
-    return re.compile(rf"(?<![\w'])(?:{_alternatives(table)})(?![\w'])", re.IGNORECASE), table
+    return re.compile(rf"(?<![\w'])(?:{alternation(table)})(?![\w'])", re.IGNORECASE), table
 
 
 @lru_cache(maxsize=1 << 15)  # kept by text: the same evidence sentences are read request after request
@@ -159,8 +161,8 @@ def content_stems(text: str) -> frozenset[str]:
 
 
 def offer_stems() -> frozenset[str]:
-    """The stems of every word of an offer question's frame ("do", "you", "still", "sell"): what such a question
-    says besides the thing it asks about."""
+    """The content stems of an offer question's frame ("sell", "stock", "shop"; function words carry none): what
+    such a question says besides the thing it asks about."""
     words = " ".join(w for part in _OFFER.values() for w in part)
     return content_stems(words)
 

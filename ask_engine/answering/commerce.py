@@ -6,6 +6,7 @@ import re
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
+from ask_engine.answering.query import _product_words
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
 from ask_engine.language import Intent, content_stems, join_and, stem
@@ -78,13 +79,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         listed_options = _named_options(intent, options)
         asked = listed_options or options
         word = _OPTION_WORD.search(intent.lower)
-        # "do they come in purple?", "can I get it in blue?" about a product without a colour option: its colours
-        # are not recorded (a colour word after "in", and one the product's own text does not use: "is your sun
-        # cream vegan?", "does it work in sand?" ask no colour)
-        own = content_stems(" ".join([doc.title, doc.product_type or "", *doc.tags, doc.body]))
-        no_colours = not any(_is_colour_option(name) for name, _ in options) and any(
-            stem(c) not in own and re.search(rf"\bin\s+{re.escape(c)}\b", intent.lower) for c in intent.colours
-        )
+        no_colours = _asks_unrecorded_colour(intent, doc, options)
         # "what colour is it?" names a kind of option the product lacks ("options", "variants" name every kind)
         lacking = bool(options) and not listed_options and word is not None and not _ANY_OPTION.match(word.group(0))
         lacking = lacking or (no_colours and bool(options))
@@ -121,6 +116,17 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             answer.gaps.append(option_gap(asked_word, doc))
     answer.sentences = _dedupe_sentences(answer.sentences)
     return answer
+
+
+def _asks_unrecorded_colour(intent: Intent, doc: Document, options: list[tuple[str, tuple[str, ...]]]) -> bool:
+    """ "Do they come in purple?", "can I get it in blue?" about a product without a colour option: its colours are
+    not recorded. A colour word after "in", and one the product's own text does not use ("is your sun cream vegan?",
+    "does it work in sand?" ask no colour)."""
+    asked = [c for c in intent.colours if re.search(rf"\bin\s+{re.escape(c)}\b", intent.lower)]
+    if not asked or any(_is_colour_option(name) for name, _ in options):
+        return False
+    own = _product_words(doc) | content_stems(doc.body)
+    return any(stem(c) not in own for c in asked)
 
 
 def _asked_option_word(word: re.Match[str] | None, colour: bool) -> str:

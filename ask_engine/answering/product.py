@@ -211,10 +211,11 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
-    answer.unnamed = not _predicate(intent, doc)
+    predicate = _predicate(intent, doc)
+    answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)
     answer.meta(
-        phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
+        phrase("not_recorded", subject=_subject(doc), predicate=predicate or ""),
         markdown=phrase(
             "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
         ),

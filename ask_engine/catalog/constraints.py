@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from ask_engine.language import COLOUR_WORDS, CONCEPTS, normalize, stem
+from ask_engine.language import COLOUR_WORDS, CONCEPTS, alternation, normalize, stem
 
 __all__ = [
     "Attribute",
@@ -44,10 +44,6 @@ def _lexicon() -> dict[str, Any]:
     path = Path(__file__).resolve().parent.parent / "lexicon" / "search.json"
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
-
-
-def _alternation(phrases: list[str]) -> str:
-    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True))
 
 
 def minor_units(amount: Decimal | str | float, currency: str) -> int:
@@ -138,7 +134,7 @@ _SYMBOLS = "£$€¥₹₩₪₱₫฿₺₴₦"
 
 def _amount(p: str) -> str:
     """An amount with its currency written before or after it; groups named with the prefix `p`."""
-    words = _alternation(list(_lexicon()["currency_words"]))
+    words = alternation(list(_lexicon()["currency_words"]))
     return (
         rf"(?:(?P<{p}pre>[{_SYMBOLS}]|\b(?-i:[A-Z]{{3}})\s?)\s?(?P<{p}n1>{_NUMBER})(?P<{p}k1>k\b)?"
         rf"|(?P<{p}n2>{_NUMBER})(?P<{p}k2>k\b)?\s?(?P<{p}post>(?:{words})\b|[{_SYMBOLS}]))"
@@ -153,10 +149,10 @@ def _price_res() -> tuple[re.Pattern[str], ...]:
     high = rf"(?:{_amount('d')}|(?P<dhi>{_NUMBER}))"
     between = re.compile(rf"\b(?:between|from)\s+{low}\s*(?:and|to|-|–)\s*{high}", re.IGNORECASE)
     dashed = re.compile(rf"(?<![\w.]){low}\s*(?:-|–|to)\s*{high}(?![\w.])", re.IGNORECASE)
-    cue_max = _alternation(lex["max_cues"])
-    cue_min = _alternation(lex["min_cues"])
+    cue_max = alternation(lex["max_cues"])
+    cue_min = alternation(lex["min_cues"])
     before = re.compile(rf"(?:(?<=\s)|^)(?P<cue>{cue_max}|{cue_min})\s*(?:of\s+|than\s+)?{loose}", re.IGNORECASE)
-    after_cues = _alternation(lex["max_after"] + lex["min_after"])
+    after_cues = alternation(lex["max_after"] + lex["min_after"])
     after = re.compile(rf"{_amount('a')}\s+(?P<after>{after_cues})(?![\w])", re.IGNORECASE)
     alone = re.compile(_amount("a"), re.IGNORECASE)
     return between, dashed, before, after, alone
