@@ -120,6 +120,9 @@ OFFER_QUESTION_RE = re.compile(
     rf"(?:(?:{alternation(_OFFER['fillers'])})\s+)*(?:{alternation(_OFFER['verbs'])})\b"
 )
 
+# "..., if so, what size?": a part of a question that holds only if the part before it does (lexicon data)
+CONDITIONAL_PART_RE = re.compile(rf"^\s*(?:{alternation(_LEXICON['conditional_parts'])})\b[\s,]*", re.IGNORECASE)
+
 
 ShopSynonyms = tuple[tuple[str, tuple[str, ...]], ...]  # (the shop's word, the words shoppers use for it)
 

@@ -278,6 +278,15 @@ PRODUCTS = [
         **_product(511, "Fellside Waterproof Walking Boot", "<p>A leather boot for long days on rough paths.</p>"),
         "metafields": [{"namespace": "specs", "key": "waterproof", "value": "true", "type": "boolean"}],
     },
+    {
+        **_product(
+            514,
+            "Pull-Along Caterpillar",
+            "<p>A wooden pull-along toy with a friendly painted face.</p><p>For ages 3 years &amp; up.</p>"
+            "<p>This toy does not require batteries.</p>",
+        ),
+        "metafields": [{"namespace": "specs", "key": "is_heat_sensitive", "value": "false", "type": "boolean"}],
+    },
     _product(
         504,
         "Studio Yoga Mat",
@@ -570,3 +579,34 @@ def test_a_colour_asked_of_a_product_without_colours_is_reported_not_recorded(
     # silence, or only the other options, would read as if the question was missed
     text = plain(ask(query, [_gid(pid)]))
     assert expected in text, text
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # no age fact, but a description line names the age, below the ranker's own bar and above the bar a fact the
+        # lexicon ties to the question needs: quoted, not "not recorded"
+        ("Is it OK for my 2 year old?", "For ages 3 years & up."),
+        ("Is it suitable for toddlers?", "For ages 3 years & up."),
+        ("Would a child of 18 months enjoy it?", "For ages 3 years & up."),
+        # a label that is itself a predicate ("Is heat sensitive") reads once, not "is not is heat sensitive"
+        ("Is it heat sensitive?", "No, the Pull-Along Caterpillar is not heat sensitive."),
+    ],
+)
+def test_a_description_line_naming_the_asked_attribute_answers_and_predicate_labels_read_well(
+    ask: Asker, query: str, expected: str
+) -> None:
+    text = plain(ask(query, [_gid(514)]))
+    assert expected in text, text
+    assert NOT_RECORDED not in text, text
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Does it need batteries? If so, what size?", "Does it need batteries? If it does, how long do they last?"],
+)
+def test_a_conditional_part_after_an_answered_part_adds_no_not_recorded(ask: Asker, query: str) -> None:
+    # "if so" holds only if the first part does: its "not recorded" would answer a question the answer rules out
+    text = plain(ask(query, [_gid(514)]))
+    assert "does not require batteries" in text, text
+    assert NOT_RECORDED not in text, text

@@ -11,6 +11,7 @@ from ask_engine.language import (
     fact_key_matches,
     group_members,
     join_and,
+    mentions_concept,
     parse_query,
     third_person,
     with_shop_synonyms,
@@ -148,3 +149,18 @@ SYNONYMS = (("wellington", ("wellies", "welly")), ("sun cream", ("sunscreen", "s
 def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, expected: str) -> None:
     assert with_shop_synonyms(text, SYNONYMS) == expected
     assert with_shop_synonyms(text, ()) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "concept", "expected"),
+    [
+        ("For ages 3 years & up.", "age", True),
+        ("Suitable for 18 months and over.", "age", True),
+        ("How much does it hold?", "capacity", True),
+        ("How well is it holding up?", "capacity", False),  # wear, not what it holds
+        ("Can this board light up at night?", "weight", False),  # it glows; it is not light to carry
+        ("Is it light enough to carry?", "weight", True),
+    ],
+)
+def test_attribute_cues_read_everyday_phrases(text: str, concept: str, expected: bool) -> None:
+    assert mentions_concept(text, concept) is expected

@@ -62,6 +62,7 @@ from ask_engine.answering.shipping import _shipping
 from ask_engine.answering.work import _Answer, _VectorCache, _Work
 from ask_engine.language import (
     CONCEPTS,
+    CONDITIONAL_PART_RE,
     Intent,
     content_stems,
     mentions_concept,
@@ -126,9 +127,14 @@ class ExtractiveGenerator:
         for part in parts:
             answer, work_notes = self._answer(task, part, guarded=guarded)
             notes += work_notes
-            if answer is not None and answer.sentences:
-                answer.sentences = answer.sentences[: budget if len(parts) > 1 else self.max_sentences]
-                answers.append(answer)
+            if answer is None or not answer.sentences:
+                continue
+            if answer.not_recorded and CONDITIONAL_PART_RE.match(part) and any(not a.not_recorded for a in answers):
+                # "does it need batteries? if so, what size?" → "it does not require batteries": the part after
+                # "if so" may not hold, and the answered part before it says whether it does
+                continue
+            answer.sentences = answer.sentences[: budget if len(parts) > 1 else self.max_sentences]
+            answers.append(answer)
         if not answers:
             return self._no_answer(task, "no evidence sentence is relevant enough", *notes)
         if any(not a.not_recorded and any(s.kind == "claim" for s in a.sentences) for a in answers):

@@ -316,6 +316,21 @@ def _fact_sentence(
             f"{prefix}{thing} {verb} with {with_whom or subject_md}",
         )
         return
+    verb_label = re.match(r"(is|are|has|have|can)\s+(\S.*)", label) if boolean is not None else None
+    if boolean is not None and verb_label is not None:
+        # "Is heat sensitive: no" → "it is not heat sensitive", not "it is not is heat sensitive"
+        verb, rest = verb_label.groups()
+        prefix = ("Yes, " if boolean else "No, ") if yes_no else ""
+        if verb in ("is", "are"):
+            tail = f"{be}{'' if boolean else ' not'} {rest}"
+        elif verb == "can":
+            tail = f"{'can' if boolean else 'cannot'} {rest}"
+        else:
+            tail = (
+                f"{'have' if plural else 'has'} {rest}" if boolean else f"{'do' if plural else 'does'} not have {rest}"
+            )
+        say(f"{prefix}{subject} {tail}", f"{prefix}{subject_md} {tail}")
+        return
     if boolean is not None:
         adjective = _adjective_label(label)
         if boolean:

@@ -5,6 +5,7 @@ price/stock/options from `commerce` and comparisons from `catalogue`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ask_engine.answering.catalogue import _compare
@@ -205,7 +206,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
-    labelled = _labelled_lines(work, doc, ranked)
+    labelled = _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
     if labelled:
         _state_units(answer, work, doc, labelled[:1])
         return answer
@@ -248,22 +249,37 @@ def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
     """An attribute the lexicon knows ("is it vegan?") is stated by a description sentence that names it, or that
     shares a word of the question beyond the product's own name ("for kids 3 years and up" for "what age kids would
     enjoy it?"), never by one that only reads close to the question."""
-    concepts = work.intent.concepts
-    if not concepts:
+    if not work.intent.concepts:
         return chosen
+    states = _states_asked(work, doc)
+    return [u for u in chosen if u.kind != "description" or states(u.text)]
+
+
+def _tied_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
+    """Description sentences that name the attribute the lexicon reads in the question and reach the ranker's
+    `lexicon_bar`, the bar a fact the lexicon ties to the question needs: "For ages 3 years & up" answers "age
+    recommended?" rather than "not recorded". A word shared with the question is not enough here ("twenty warm bulbs"
+    for "are there several kinds of bulb?"): below the ranker's own bar, only the lexicon's tie counts."""
+    bar = _ranker().lexicon_bar
+    states = _states_asked(work, doc, words=False)
+    return [u for p, u in ranked[:1] if p >= bar and u.kind == "description" and states(u.text)]
+
+
+def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable[[str], bool]:
+    concepts = work.intent.concepts
     kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
     # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
     wanted = tuple(c for c in concepts if not mentions_concept(kind, c)) or concepts
     # the question's words, acronyms included ("a SRAM XD driver"), less the product's name
-    words = (_attribute_stems(work.intent, doc) | content_stems(" ".join(_names_in(work.intent.text)))) - _title_stems(
-        doc
-    )
-    words -= _reference_stems(work.intent.text, doc)
+    shared: frozenset[str] = frozenset()
+    if words:
+        shared = _attribute_stems(work.intent, doc) | content_stems(" ".join(_names_in(work.intent.text)))
+        shared -= _title_stems(doc) | _reference_stems(work.intent.text, doc)
 
     def states(text: str) -> bool:
-        return any(mentions_concept(text, c) for c in wanted) or bool(words & content_stems(text))
+        return any(mentions_concept(text, c) for c in wanted) or bool(shared & content_stems(text))
 
-    return [u for u in chosen if u.kind != "description" or states(u.text)]
+    return states
 
 
 def _reference_stems(question: str, doc: Document) -> frozenset[str]:
