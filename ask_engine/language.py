@@ -36,42 +36,26 @@ __all__ = [
     "offer_stems",
     "parse_query",
     "stem",
+    "text_cue",
     "third_person",
     "with_shop_synonyms",
+    "word_list",
     "word_set",
 ]
 
 # ----------------------------------------------------------------------------------------------- basic text
 
 
-# Function words and question fillers. Unlike a general stopword list it keeps words that carry meaning in a
-# shop ("down" jackets, "off" prices, "over" trousers, "one" size).
-_STOPWORDS = word_set(
-    """
-a about after again all also am an and any are aren't as at be because been before being both but by
-can can't cannot could couldn't did didn't do does doesn't doing don't during each either else ever
-every for from get gets got had hadn't has hasn't have haven't having he her here hers him his how
-however i i'd i'll i'm i've if in into is isn't it it's its itself just let's may me might mine must
-my myself need needs neither nor of on or our ours ourselves please quite rather really same shall
-she should shouldn't so some such than that that's the their theirs them themselves then there
-there's these they they'd they'll they're they've this those though through thus to too until upon
-us very via was wasn't we we'd we'll we're we've were weren't what what's when where whether which
-while who whom whose why will with won't would wouldn't yes yet you you'd you'll you're you've your
-yours yourself yourselves hi hello hey thanks thank okay ok tell know like want wondering question
-also still actually good nice great fine something anything everything someone anyone everyone somebody anybody
-somewhere anywhere
-"""
-)
 _LEXICON = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_text(encoding="utf-8"))
+# Function words and question fillers (lexicon data), left out of a question's content words.
+_STOPWORDS: frozenset[str] = frozenset(_LEXICON["stopwords"])
 # Everyday synonyms shoppers and shops use for the same thing (data): every form folds to the group's first word.
 _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["synonyms"])
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-_IRREGULAR = {
-    "knives": "knife", "shelves": "shelf", "leaves": "leaf", "halves": "half", "lives": "life", "wolves": "wolf",
-    "scarves": "scarf", "men": "man", "women": "woman", "children": "child", "feet": "foot", "teeth": "tooth",
-}  # fmt: skip
+# plural forms the stemmer cannot undo by rule (lexicon data)
+_IRREGULAR: dict[str, str] = _LEXICON["irregular_plurals"]
 
 
 def _raw_stem(word: str) -> str:
@@ -254,85 +238,52 @@ def _concepts_named(text: str) -> frozenset[str]:
     return frozenset(c.name for c, pattern in _CONCEPT_RES if any(m.group(0) for m in pattern.finditer(lower)))
 
 
-# Questions about the shop's processes rather than a product's properties.
-_POLICY_RE = re.compile(
-    r"\breturn\w*|\brefund\w*|\bexchang\w*|\bsend (?:it|them|this|these|those|\w+) back\b|\bmoney back\b|\bship\w*|"
-    r"\bdeliver\w*|\bpostage\b|\bpost(?:ed|ing)? (?:to|it|them)\b|\bdispatch\w*|\bcourier\w*|\bcustoms\b|\bdut(?:y|ies)\b|"
-    r"\bimport\w*|\bpost(?:ed|ing)?\b|\bby post\b|\bmail\b|\bpay\b|\bpaying\b|\bpayment\w*|\bdiscount\w*|\bvoucher\w*|\bpromo\w*|"
-    r"\bcoupon\w*|\bgift ?cards?\b|\bcancel\w*|\btrack\w*|\b(?:my|an|the|your) order\b|\border (?:status|number)\b|\baccount\b|\bprivacy\b|"
-    r"\bpersonal data\b|\bcookies?\b|\bopening (?:hours|times)\b|\bopen (?:on|at|until|today|tomorrow)\b|\bclick (?:and|&) collect\b|\bcollect\w*|"
-    r"\bprice ?match\w*|\bstudent\w*|\brepair\w*|\bclaim\w*|\bfaulty\b|\bdamaged\b|\bstores?\b|\bshops?\b|"
-    r"\bloyalty\b|\bnewsletter\b|\bcontact\b|\bphone\b|\bemail\b|\bhire\b|\brent\w*"
-)
-_SHIPPING_RE = re.compile(
-    r"\bship\w*|\bdeliver\w*|\bpostage\b|\bpost(?:ed|ing)? (?:to|it|them|abroad|overseas)\b|\b(?:send|sent) (?:to|it|them|abroad|"
-    r"overseas)\b|\bget (?:it|them|this|these) (?:sent |posted )?to\b|\bcourier\w*|\bcustoms\b|\bdut(?:y|ies)\b|\bimport (?:tax|vat|fee)\w*|\binternational\w*|\babroad\b|"
-    r"\boverseas\b|\barriv\w*|\bdispatch\w*"
-)
-# Shipping questions whose answer does not depend on where the buyer lives.
-_SHIPPING_NOT_PLACE_RE = re.compile(
-    r"\btrack\w*|\blost\b|\bmissing\b|\bdamaged\b|\bchange (?:my|the) (?:delivery )?address\b|\bclick (?:and|&) collect\b|"
-    r"\bwhere is my\b|\bgift ?cards?\b|\breturn\w*|\brefund\w*|\bexchang\w*"
-)
-_PRICE_RE = re.compile(
-    r"\bprices?\b|\bpriced\b|\bcosts?\b|\bcosting\b|\bexpensive\b|\bcheap\w*|\bafford\w*|\bon sale\b|\breduced\b|"
-    r"\bhow much (?:is|are|'s|do|does|for|would|will)\b(?! (?:\w+ ){0,2}(?:weigh|hold|need|use|add|take|contain)\b)|\bhow much\s*\??$|"
-    r"\bwhat(?:'s| is| are) the (?:price|cost)"
-)
-_STOCK_RE = re.compile(
-    r"\bin stock\b|\bstock\w*|\bavailab\w*|\bsold out\b|\bout of stock\b|\bback in\b|\bleft\b|\brestock\w*|"
-    r"\bcan i (?:buy|order|get|book)\b|\bunavailable\b"
-)
-_OPTIONS_RE = re.compile(
-    r"\bcolou?rs?\b|\bshades?\b|\bcome[s]? in\b|\bavailable in\b|\bsizes?\b|\boptions?\b|\bvariants?\b|\bversions?\b|"
-    r"\bflavou?rs?\b|\bstyles?\b|\bdo (?:you|they) (?:have|do|make) (?:it|them|this|these|one) in\b|\bin (?:a )?size\b"
-)
-_CATALOGUE_RE = re.compile(
-    r"\b(?:do|does|did) (?:you|the shop|the store|they|y'all) (?:\w+ )?(?:sell|stock|carry|have|offer|make|rent|hire)\b|"
-    r"\bwhat (?:kinds?|sorts?|types?|range) of\b|\b(?:recommend|suggest)\w*\b|\blooking for\b|\bshow me\b|"
-    r"\b(?:which|what) (?:of your )?\w+(?: \w+)? (?:do you (?:have|sell|stock|carry|offer)|have you got|are|come)\b|"
-    r"\bany (?:good )?\w+ (?:for|that|which|under|below)\b|\b(?:best|cheapest|lightest|warmest|smallest|biggest)\b|"
-    r"\bi (?:need|want) (?:a|an|some)\b|\bhave you got\b"
-)
-_COMPARISON_RE = re.compile(
-    r"\bcompare\w*|\bcomparison\b|\bdifference\w*|\bdiffer\b|\bversus\b|\bvs\.?\b|\bwhich (?:one |of (?:them|these|the two) )?"
-    r"is (?:\w+er|more|less|better)\b|\b\w+er than\b|\bmore \w+ than\b|\bor the\b|\bbetter\b"
-)
-_OVERVIEW_RE = re.compile(
-    r"\btell me (?:more )?about\b|\bwhat is (?:it|this|that)\b|\bwhat are (?:they|these)\b|\bdescribe\b|\bdetails\b|"
-    r"\bmore (?:info|information)\b|\bany good\b|\bis (?:it|this) good\b|\bwhat do you know about\b"
-)
-_ELLIPTICAL_RE = re.compile(
-    r"^(?:and|what about|how about|and what about|same for|what of|also)\b|^(?:the|that|this) \w+ one\b"
-)
-_YES_NO_RE = re.compile(
-    r"^(?:is|are|was|were|am|isn't|aren't|does|do|did|doesn't|don't|can|could|can't|will|would|won't|should|shall|"
-    r"has|have|hasn't|haven't|may|might|must)\b"
-)
-_WH_RE = re.compile(
-    r"\b(how much|how many|how long|how big|how heavy|how warm|how old|how often|how soon|how quickly|how fast|how|"
-    r"what|which|where|when|who|why)\b"
-)
-_LEAD_FILLER_RE = re.compile(
-    r"^(?:(?:and|but|so|also|ok|okay|oh|well|hi|hello|hey|please|thanks|great|cool|then)\b[\s,!.]*|"
-    r"(?:can|could|would) you (?:please )?(?:tell|let) me (?:know )?(?:if|whether)?\s*|"
-    r"(?:i'd|i would|i want to|i wanna) (?:like to )?know (?:if|whether)?\s*|do you know (?:if|whether)?\s*|"
-    r"i was wondering (?:if|whether)?\s*|quick question[:,]?\s*)+"
-)
-_DURATION_ASK_RE = re.compile(
-    r"\bhow (?:long|soon|quickly|fast)\b|\bwhen\b|\bdays?\b|\bweeks?\b|\bwindow\b|\bperiod\b|\btime limit\b|\bdeadline\b"
-)
-_QUANTITY_ASK_RE = re.compile(r"\bhow (?:much|many)\b|\bprice\b|\bcost\b|\bfee\b|\bcharge\b")
+# How a question shows what kind of question it is (lexicon data: each list of `question_cues` is one alternation).
+_CUES: dict[str, list[str]] = _LEXICON["question_cues"]
 
-# Basic colour words: a fact about English, used to notice "do they come in blue?" when no option matches.
-COLOUR_WORDS = word_set(
-    """
-black white grey gray red blue navy green olive yellow orange purple pink brown beige tan khaki
-cream charcoal silver gold teal turquoise burgundy maroon lilac lavender mint coral rust sand stone
-slate camo camouflage ivory copper mustard aqua indigo violet magenta plum peach bronze natural
-clear transparent multicolour multicolor
-"""
-)
+
+def _cue_re(name: str) -> re.Pattern[str]:
+    return re.compile("|".join(_CUES[name]))
+
+
+def text_cue(name: str, flags: int = 0) -> re.Pattern[str]:
+    """The lexicon's `text_cues[name]` (English the answerer reads in questions and sentences) as one pattern."""
+    return re.compile("|".join(_LEXICON["text_cues"][name]), flags)
+
+
+def word_list(name: str) -> frozenset[str]:
+    """The lexicon's `word_lists[name]`: words the answerer sets aside or looks for."""
+    return frozenset(_LEXICON["word_lists"][name])
+
+
+# questions about the shop's processes rather than a product's properties
+_POLICY_RE = _cue_re("policy")
+_SHIPPING_RE = _cue_re("shipping")
+# shipping questions whose answer does not depend on where the buyer lives
+_SHIPPING_NOT_PLACE_RE = _cue_re("shipping_not_place")
+_PRICE_RE = _cue_re("price")
+_STOCK_RE = _cue_re("stock")
+_OPTIONS_RE = _cue_re("options")
+_CATALOGUE_RE = _cue_re("catalogue")
+_COMPARISON_RE = _cue_re("comparison")
+_OVERVIEW_RE = _cue_re("overview")
+_ELLIPTICAL_RE = _cue_re("elliptical")
+_YES_NO_RE = _cue_re("yes_no")
+_WH_RE = _cue_re("wh")
+_LEAD_FILLER_RE = _cue_re("lead_filler")
+_DURATION_ASK_RE = _cue_re("duration_ask")
+_QUANTITY_ASK_RE = _cue_re("quantity_ask")
+# "how much does it weigh", "is the tube included in the price?": not a question of what it costs
+_PRICE_NOT_RE = _cue_re("price_not")
+# "can I return ...?" → the verb a rule must allow
+_PERMISSION_RE = _cue_re("permission")
+_SHIPPING_TO_RE = _cue_re("shipping_to")
+_ASKS_TIME_RE = _cue_re("asks_time")  # a clock time answers
+_OVERVIEW_POLICY_RE = _cue_re("overview_policy")  # "what's your returns policy?"
+
+# Basic colour words (lexicon data): a fact about English, used to notice "do they come in blue?" when no option
+# matches.
+COLOUR_WORDS: frozenset[str] = frozenset(_LEXICON["colour_words"])
 
 
 @dataclass(frozen=True)
@@ -370,23 +321,14 @@ class Intent:
         return bool(self.concepts) or self.price or self.stock or self.options
 
 
-_SIZE_TOKEN_RE = re.compile(
-    r"\b(?:size|uk|eu|us|age|in)\s+((?:\d+(?:\.5)?)|x{0,3}[sml]|xx?l)\b|\b(xxs|xs|xxl|xxxl|xl|\d+(?:\.5)?)\b"
-)
+_SIZE_TOKEN_RE = _cue_re("size_token")
 
 
-# Everyday phrasings folded to the word a shop's policy uses, for reading the question (the text embedded for
-# similarity is kept as asked).
-_PHRASES = (
-    (re.compile(r"\b(?:send|sending|sent|post|posting|take|taking|bring|bringing)\s+(?:(?:it|them|this|these|that|those|"
-                r"something|stuff|items?|things?|\w+)\s+)?back\b"), "return"),
-    (re.compile(r"\bmoney back\b"), "refund"),
-    (re.compile(r"\bswap(?:ping|ped)?\b"), "exchange"),
-    (re.compile(r"\bpick(?:ing)?\s+(?:it\s+|them\s+)?up\b"), "collect"),
-)  # fmt: skip
+# Everyday phrasings folded to the word a shop's policy uses, for reading the question (lexicon data; the text
+# embedded for similarity is kept as asked).
+_PHRASES = tuple((re.compile(pattern), replacement) for pattern, replacement in _LEXICON["phrases"])
 # "how much does it cost to resole...?" asks the price of a service the shop offers, not of a product
-_SERVICE_PRICE_RE = re.compile(r"\b(?:cost|price|charge|pay)s?\s+(?:me\s+)?(?:to|for)\s+(?!buy\b|get\b|purchase\b|order\b)"
-                               r"(?:a\s+|the\s+)?\w+")  # fmt: skip
+_SERVICE_PRICE_RE = _cue_re("service_price")
 
 
 @lru_cache(maxsize=1 << 14)  # a pure function of the question, read several times per answer (parts, follow-ups)
@@ -405,9 +347,7 @@ def parse_query(query: str) -> Intent:
             concepts.append((m.start(), concept.name))
     # "how much does it weigh" asks for weight, not price; "how long does it last" is shelf life, not length
     # "is the inner tube included in the price?" asks what the price covers, not what it is
-    price = bool(_PRICE_RE.search(lower)) and not re.search(
-        r"how much (?:does|do|will|can) \w+ (?:weigh|hold)|\binclud\w*|\bcovers?\b|\bcome with\b", lower
-    )
+    price = bool(_PRICE_RE.search(lower)) and not _PRICE_NOT_RE.search(lower)
     service = bool(_SERVICE_PRICE_RE.search(lower))
     wh = wh_match.group(1) if (wh_match := _WH_RE.search(lower)) else None
     yes_no = bool(_YES_NO_RE.match(lower))
@@ -417,9 +357,7 @@ def parse_query(query: str) -> Intent:
     )
     colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS)
     countries = country_codes_in(text, query=True)
-    permission = re.match(
-        r"^(?:can|could|may|am i allowed to|is it possible to)\s+(?:i|we|you)?\s*(?:still\s+)?(\w+)", lower
-    )
+    permission = _PERMISSION_RE.match(lower)
     return Intent(
         text=text,
         lower=lower,
@@ -432,7 +370,7 @@ def parse_query(query: str) -> Intent:
         options=bool(_OPTIONS_RE.search(lower)) or bool(colours and yes_no),
         colours=colours,
         numbers=numbers,
-        shipping=shipping or bool(countries and re.search(r"\b(?:to|into)\b", lower)),
+        shipping=shipping or bool(countries and _SHIPPING_TO_RE.search(lower)),
         shipping_place=(shipping or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
         policy=bool(_POLICY_RE.search(lower)) or service,
         catalogue=bool(_CATALOGUE_RE.search(lower)),
@@ -441,18 +379,9 @@ def parse_query(query: str) -> Intent:
         elliptical=bool(_ELLIPTICAL_RE.match(lower)),
         asks_duration=bool(_DURATION_ASK_RE.search(lower)),
         asks_quantity=bool(_QUANTITY_ASK_RE.search(lower)),
-        asks_time=bool(
-            re.search(
-                r"\bwhat time\b|\bcut-?off\b|\bdeadline\b|\bby when\b|\bopening (?:hours|times)\b|\bopen\b", lower
-            )
-        ),
+        asks_time=bool(_ASKS_TIME_RE.search(lower)),
         countries=countries,
-        overview_policy=bool(
-            re.search(
-                r"\b(?:what(?:'s| is| are)|tell me about|explain) (?:your|the) (?:[\w-]+ ){0,3}(?:polic(?:y|ies)|terms|rules)\b",
-                lower,
-            )
-        ),
+        overview_policy=bool(_OVERVIEW_POLICY_RE.search(lower)),
         permission_verb=stem(permission.group(1)) if permission and permission.group(1) not in _STOPWORDS else None,
     )
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from ask_engine.answering.commerce import _commerce, _price
 from ask_engine.answering.facts import (
     _BOOLEAN_VALUES,
@@ -30,32 +28,26 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.work import _Answer, _cites_for, _Work
 from ask_engine.chunking import quotable_lines
-from ask_engine.language import content_stems
+from ask_engine.language import content_stems, text_cue, word_list
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Evidence, Task
 
 _COMPARISON_STEMS = content_stems(
     "difference differences differ compare comparison versus vs better best which between"
 )
-_CATALOGUE_STEMS = content_stems(
-    "sell sells stock stocks carry carries offer offers have got range kind kinds sort type types any "
-    "recommend suggest looking show best good which what"
-)
+_CATALOGUE_STEMS = content_stems(" ".join(word_list("catalogue_frame")))
 
 
 # "do you sell / stock / rent X?": the verb and the thing asked for ("do you have / offer X?" may ask about a
 # store, a scheme or a service as much as goods, and is left to sentence selection)
-_OFFER_RE = re.compile(
-    r"\b(?:do|does) (?:you|the shop|the store|they|y'all) (?:also |still |even )?"
-    r"(sell|stock|carry|rent|hire)(?: out)? (.+?)\s*[?.!]*$"
-)
-_THING_EDGES_RE = re.compile(r"^out\s+|\s+(?:here|online|now|anymore|any more|too|as well)$")
+_OFFER_RE = text_cue("offer_thing")
+_THING_EDGES_RE = text_cue("thing_edges")
 # the thing ends where a phrase about it starts: "bikes for kids", "my data to advertisers", "kayaks in stock"
-_THING_END_RE = re.compile(r"\s+(?:to|for|with|from|in|on|at|by|near|under|over|as|that|which|who)\s+")
-_POSSESSIVE_RE = re.compile(r"(?:my|your|our|his|her|their|its)\b")
-_SALE_RE = re.compile(r"\bon sale\b|\breduced\b|\bdiscounted\b|\bmarked down\b|\bon offer\b|\bclearance\b")
+_THING_END_RE = text_cue("thing_end")
+_POSSESSIVE_RE = text_cue("possessive")
+_SALE_RE = text_cue("on_sale")
 _LIST_MAX = 6
-_SERVICE_VERBS = frozenset({"rent", "hire"})  # "do you rent bikes?" asks for a service, not for bikes
+_SERVICE_VERBS = word_list("service_verbs")  # "do you rent bikes?" asks for a service, not for bikes
 
 
 def _compare(work: _Work, targets: list[Document]) -> _Answer:

@@ -9,7 +9,7 @@ from ask_engine.answering.gaps import option_gap
 from ask_engine.answering.query import _product_words
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
-from ask_engine.language import Intent, content_stems, join_and, stem
+from ask_engine.language import Intent, content_stems, join_and, stem, text_cue
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
 from ask_engine.types import Document, Gap, Sentence, Task, Variant
@@ -41,7 +41,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
 
     if intent.price:
         _price(answer, doc, variants, cites)
-    if intent.stock and re.search(r"\bwhen\b|\bhow long\b|\bback in stock\b|\brestock", intent.lower):
+    if intent.stock and _RESTOCK_WHEN.search(intent.lower):
         answer.meta(
             phrase("not_recorded", subject=f"the {title}", predicate=f"when the {title} will be back in stock"),
             markdown=phrase(
@@ -211,15 +211,18 @@ def _options(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
     return [(k, tuple(v)) for k, v in found.items()]
 
 
-_ANY_OPTION = re.compile(r"options?|variants?|versions?", re.IGNORECASE)
-_OPTION_WORD = re.compile(
-    r"\b(?:colou?rs?|sizes?|shades?|flavou?rs?|styles?|scents?|options?|variants?|versions?|finish(?:es)?)\b",
-    re.IGNORECASE,
-)
+_ANY_OPTION = text_cue("any_option", re.IGNORECASE)
+_OPTION_WORD = text_cue("option_word", re.IGNORECASE)
+_RESTOCK_WHEN = text_cue("restock_when")  # "when will it be back in stock?"
+_SKU = text_cue("sku")
+_COLOUR_OPTION = text_cue("colour_option", re.IGNORECASE)  # an option name that holds colours
+_SIZE_OPTION = text_cue("size_option", re.IGNORECASE)  # an option name that holds sizes
+_ASKS_COLOUR = text_cue("asks_colour")
+_ASKS_SIZE = text_cue("asks_size")
 
 
 def _asks_sku(intent: Intent) -> bool:
-    return bool(re.search(r"\bskus?\b|\bstock[- ]keeping unit\b", intent.lower))
+    return bool(_SKU.search(intent.lower))
 
 
 def _named_option(intent: Intent, doc: Document) -> bool:
@@ -228,11 +231,11 @@ def _named_option(intent: Intent, doc: Document) -> bool:
 
 
 def _is_colour_option(name: str) -> bool:
-    return bool(re.search(r"colou?r|shade|finish", name, re.I))
+    return bool(_COLOUR_OPTION.search(name))
 
 
 def _is_size_option(name: str) -> bool:
-    return bool(re.search(r"size|length|width|waist|leg|fit|capacity|volume|weight|amount", name, re.I))
+    return bool(_SIZE_OPTION.search(name))
 
 
 def _match_options(
@@ -277,8 +280,8 @@ def _named_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -
         stem = content_stems(name)
         if (
             stem & intent.stems
-            or (_is_colour_option(name) and re.search(r"colou?r|shade", intent.lower))
-            or (_is_size_option(name) and re.search(r"\bsizes?\b", intent.lower))
+            or (_is_colour_option(name) and _ASKS_COLOUR.search(intent.lower))
+            or (_is_size_option(name) and _ASKS_SIZE.search(intent.lower))
         ):
             asked.append((name, values))
     return asked

@@ -26,6 +26,7 @@ from ask_engine.language import (
     join_and,
     mentions_concept,
     stem,
+    text_cue,
     third_person,
 )
 from ask_engine.types import Document, Fact
@@ -41,9 +42,7 @@ _BOOLEAN_VALUES = {"yes": True, "true": True, "no": False, "false": False}
 # Second halves of compound attributes ("fragrance free", "dishwasher safe", "water resistant"): shared alone, they
 # do not make a fact the one asked about.
 _QUALIFIER_STEMS = content_stems("free safe proof resistant friendly compatible suitable certified approved based")
-_ADJECTIVE_END = re.compile(
-    r"(?:proof|able|ible|free|safe|ant|ent|ive|ous|ic|al|ed|ful|less|ary|ory|ile|ish|y|an|ian)$", re.IGNORECASE
-)
+_ADJECTIVE_END = text_cue("adjective_end", re.IGNORECASE)
 
 
 def _sentence_case(text: str) -> str:

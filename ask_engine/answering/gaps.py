@@ -6,12 +6,12 @@ import re
 
 from ask_engine.answering.facts import _asked_phrase, _is_plural_title
 from ask_engine.answering.query import _attribute_stems
-from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems
+from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems, word_list
 from ask_engine.types import Document, Gap
 
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _MAX_WORDS = 4  # an attribute named in the question's own words: its first few content words
-_QUANTITY_WORDS = frozenset({"much", "many", "one", "ones"})  # "how much … this one": they name no attribute
+_QUANTITY_WORDS = word_list("quantity_words")  # "how much … this one": they name no attribute
 
 
 def product_gaps(intent: Intent, doc: Document) -> list[Gap]:

@@ -32,7 +32,7 @@ from ask_engine.answering.sentences import (
     _with_context,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, join_and
+from ask_engine.language import Intent, content_stems, country_codes_in, join_and, text_cue, word_list
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Task
 
@@ -58,23 +58,16 @@ FAQ_QUESTION_MARGIN = 0.05
 # A policy/FAQ sentence must score this well to answer a product question the product itself does not record.
 POLICY_OVER_PRODUCT = 0.55
 
-_DEICTIC_RE = re.compile(r"\b(?:this|these|that|those|it|they|them)\b")
+_DEICTIC_RE = text_cue("deictic")
 # "Yes." or "No, we don't." says nothing without its FAQ question.
-_BARE_YES_NO = re.compile(
-    r"^(?:yes|no)(?:,?\s+(?:we|you|it|they|i)\s+(?:do|does|can|are|is|will|have)(?:n't|\s+not)?)?\W*$", re.IGNORECASE
-)
-_SELF_REFERENCE = re.compile(
-    r"\bthis (?:policy|page|section|guide|document|faq)\s+(?:explains|describes|sets out|covers|tells|shows)\b", re.I
-)
-_RETURN_STEMS = content_stems("return returns refund refunds exchange exchanges")
+_BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)
+_SELF_REFERENCE = text_cue("self_reference", re.I)
+_RETURN_STEMS = content_stems(" ".join(word_list("return_words")))
 # Words of store processes, which name no goods ("can I return a gift card?" names gift cards).
-_PROCESS_STEMS = content_stems(
-    "return refund exchange send back ship deliver delivery post postage pay payment cancel track claim repair "
-    "collect buy order bought purchase purchased can could may allowed possible still"
-)
-_VAGUE_STEMS = content_stems("stuff something anything everything one ones lot bit kind sort way")
+_PROCESS_STEMS = content_stems(" ".join(word_list("process_words")))
+_VAGUE_STEMS = content_stems(" ".join(word_list("vague_words")))
 # Verbs of "do you take / accept / offer X?": the question is about X alone.
-_OFFER_STEMS = content_stems("take accept use support offer have carry stock sell do")
+_OFFER_STEMS = content_stems(" ".join(word_list("offer_verbs")))
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
@@ -392,11 +385,7 @@ def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], in
 
 
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
-_RULE_WORDS = re.compile(
-    r"\b(?:we|you|your|our|i|they|it|must|should|can|cannot|can't|will|won't|may|need|needs|please|if|when|unless|"
-    r"is|are)\b",
-    re.IGNORECASE,
-)
+_RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
 
 
 def _kind_item(unit: _Unit) -> bool:

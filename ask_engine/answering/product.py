@@ -45,6 +45,8 @@ from ask_engine.language import (
     fact_key_matches,
     mentions_concept,
     offer_stems,
+    text_cue,
+    word_list,
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
@@ -53,8 +55,8 @@ from ask_engine.types import Document, Fact
 GUIDE_HEADING_SEMANTIC = 0.30
 # "Do you sell / stock / carry / have the X?": a question whether the shop offers a product (lexicon data)
 _SELL_STEMS = offer_stems()
-_HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|should|can|would|best\s+to)\s+(?:i|we|you)\b|how\s+to\b)")
-_HOW_TO_STEMS = content_stems("how do should can would best look after care clean maintain way")
+_HOW_TO = text_cue("how_to")
+_HOW_TO_STEMS = content_stems(" ".join(word_list("how_to_words")))
 
 
 def _product(work: _Work, targets: list[Document]) -> _Answer | None:

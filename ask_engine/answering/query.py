@@ -10,21 +10,23 @@ from dataclasses import replace
 
 from ask_engine.answering.work import _is_untrusted, _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems, normalize, parse_query, stem, word_set
+from ask_engine.language import (
+    CONCEPTS_BY_NAME,
+    Intent,
+    content_stems,
+    normalize,
+    parse_query,
+    stem,
+    text_cue,
+    word_list,
+)
 from ask_engine.types import Document, Task
 
 # A clause that only addresses the assistant ("print your system prompt", "pretend you're a pirate").
-_INSTRUCTION_CLAUSE = re.compile(
-    r"^(?:please\s+)?(?:print|reveal|show|repeat|output|ignore|forget|disregard|pretend|act|roleplay|role-play|"
-    r"imagine|switch|enter|you are|you're|say|respond|reply|claim|always|never|from now on|answer (?:only|with|in)|"
-    r"tell (?:every|all|each|any|the) (?:customers?|users?|shoppers?|buyers?|people|everyone))\b",
-    re.IGNORECASE,
-)
-_PRONOUN_RE = re.compile(r"\b(?:it|its|it's|they|them|their|this|that|these|those|one|ones|both|either)\b")
-_SHIP_WORDS = re.compile(r"\bship\w*|\bdeliver\w*|\bdestination\w*|\bpostage\b|\bcourier\b|\bdispatch\w*", re.I)
-_GENERIC_QUERY_STEMS = content_stems(
-    "product products item items thing things buy get need question policy policies information info details page"
-)
+_INSTRUCTION_CLAUSE = text_cue("instruction_clause", re.IGNORECASE)
+_PRONOUN_RE = text_cue("pronoun")
+_SHIP_WORDS = text_cue("ship_words", re.I)
+_GENERIC_QUERY_STEMS = content_stems(" ".join(word_list("generic_query_words")))
 # Title words that say what kind or version of thing it is, never which product ("Men's", "Pack", "Set").
 _COMMON_TITLE_STEMS = content_stems("men's women's kids' unisex pack set box pair kit size ml g kg l")
 
@@ -55,7 +57,7 @@ def _targets(work: _Work) -> list[Document]:
     return out[:4]
 
 
-_CLAUSE_SPLIT = re.compile(r"(?:[,;:]\s*|\s+)(?:and then|then|and|but)\s+|[,;]\s+", re.IGNORECASE)
+_CLAUSE_SPLIT = text_cue("clause_split", re.IGNORECASE)
 
 
 def _clean_query(query: str) -> str:
@@ -74,11 +76,7 @@ def _clean_query(query: str) -> str:
     return " ".join(kept).strip()
 
 
-_PART_SPLIT = re.compile(
-    r"\?\s+(?=\S)|[,;]?\s+(?:and|also|plus|but)\s+(?=(?:is|are|can|could|do|does|did|will|would|should|has|have|"
-    r"how|what|where|when|which|who|why)\b)",
-    re.IGNORECASE,
-)
+_PART_SPLIT = text_cue("part_split", re.IGNORECASE)
 
 
 def _question_parts(query: str) -> list[str]:
@@ -261,11 +259,7 @@ def _attribute_stems(intent: Intent, doc: Document) -> frozenset[str]:
 
 _NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:[-'][A-Za-z]+)*|[A-Z]{2,})\b")
 # Capitalised words that are not names of things a shop may or may not mention.
-_NOT_NAMES = word_set(
-    "I OK Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mondays Tuesdays Wednesdays Thursdays Fridays "
-    "Saturdays Sundays January February March April May June July August September October November December "
-    "Christmas Easter"
-)
+_NOT_NAMES = word_list("not_names")
 
 
 def _names_in(text: str) -> list[str]:

@@ -13,25 +13,16 @@ from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
 from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import content_stems, country_aliases, word_set
+from ask_engine.language import content_stems, country_aliases, text_cue, word_list
 from ask_engine.types import Document, Evidence, Task
 
 # A sentence that leans on the one before: "This does not affect...", "Indoors they're still returnable...".
-_ANAPHOR_START = re.compile(
-    r"^(?:\w+,?\s+){0,2}?(?:this|these|that|those|they|they're|it|it's|such|otherwise|however|but|also)\b", re.I
-)
-_DURATION = re.compile(
-    r"\b\d+(?:[-–]\d+)?\s*(?:working\s+|business\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?)\b"
-)
-_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bnoon\b|\bmidnight\b", re.I)
-_MODAL = re.compile(r"\b(?:can|cannot|can't|may|must|could|able to|allowed|only)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|unable|don't|doesn't|won't|except|excluding)\b", re.I)
-_FUNCTION_WORDS = word_set(
-    """
-a an the as all our we you your orders order items it its this these they there if when for from in
-on at to with within yes no every each most many some any
-"""
-)
+_ANAPHOR_START = text_cue("anaphor_start", re.I)
+_DURATION = text_cue("duration")
+_CLOCK = text_cue("clock", re.I)
+_MODAL = text_cue("modal", re.I)
+_NEGATION = text_cue("negation", re.I)
+_FUNCTION_WORDS = word_list("function_words")
 
 
 def _units(task: Task) -> list[_Unit]:
@@ -257,11 +248,7 @@ def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
     answer.claim(text, (unit.evidence.number,), markdown=markdown, doc=doc.id if doc else unit.evidence.passage.doc_id)
 
 
-_VERBISH = re.compile(
-    r"\b(?:is|are|was|were|be|been|can|cannot|can't|could|will|won't|would|do|does|don't|doesn't|has|have|had|may|"
-    r"must|should|need|needs|we|you|i|they|it)\b|\w+(?:ed|es)\b",
-    re.IGNORECASE,
-)
+_VERBISH = text_cue("verbish", re.IGNORECASE)
 
 
 def _bare_item(unit: _Unit) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ask_engine.guard import is_injection
-from ask_engine.language import Intent
+from ask_engine.language import Intent, text_cue
 from ask_engine.types import Document, Evidence, Gap, Sentence, Task
 
 if TYPE_CHECKING:
@@ -25,15 +25,7 @@ if TYPE_CHECKING:
 
 MAX_CHARS = 450  # an answer that fits in a conversation
 # Sentences that look like instructions to an assistant, beyond what guard.is_injection catches mid-sentence.
-_EXTRA_INJECTION = re.compile(
-    r"\b(?:tell|inform|promise|offer|give|assure|guarantee)\s+(?:every|all|each|any)\s+(?:customers?|users?|shoppers?|"
-    r"buyers?|visitors?)\b|\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistants?|chatbots?|bots?|"
-    r"llms?|language models?|agents?)\b|\b(?:assistant|chatbot|ai|llm|bot)\s*:\s|<\|?/?(?:system|im_start|im_end)\|?>|"
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|these\s+|those\s+)*"
-    r"(?:rules|instructions|guidelines|restrictions|guardrails)\b|"
-    r"\[/?(?:INST|SYSTEM)\]",
-    re.IGNORECASE,
-)
+_EXTRA_INJECTION = text_cue("injection", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
 _MARKDOWN_MARKS = re.compile(r"(\*\*|__|`)")
 
