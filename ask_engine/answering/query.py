@@ -110,6 +110,10 @@ def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
     )
 
 
+_DETERMINER_BEFORE = text_cue("determiner_before", re.IGNORECASE)  # "the", "your" before a product's name
+_AUDIENCE_AFTER = text_cue("audience_after", re.IGNORECASE)  # who a product is for, after its name
+
+
 def _strip_title(text: str, title: str, placeholder: str = "") -> str:
     """Remove the longest run of consecutive words of `text` that all belong to `title` (two words at least, or
     one word that is not itself an attribute), with its article; `placeholder` ("it") takes its place."""
@@ -137,9 +141,9 @@ def _strip_title(text: str, title: str, placeholder: str = "") -> str:
             return text
     before = text[: tokens[start].start()]
     if placeholder:
-        before = re.sub(r"\b(?:the|this|that|these|those|a|an|my|your|our)\s+$", "", before, flags=re.IGNORECASE)
+        before = _DETERMINER_BEFORE.sub("", before)
     after = text[tokens[end - 1].end() :]
-    after = re.sub(r"^\s*(?:-\s*)?(?:men's|women's|kids'|unisex)\b", "", after, flags=re.IGNORECASE)
+    after = _AUDIENCE_AFTER.sub("", after)  # "the trail boot - men's"
     return re.sub(r"\s+", " ", f"{before} {placeholder} {after}").strip()
 
 
