@@ -66,7 +66,7 @@ def _sentence(text: str) -> str:
 
 
 def _product_header(doc: Document) -> str:
-    """The sentence naming the product: Tarn Wellington Boot by Fjord & Fell (Wellington boots)."""
+    """The sentence naming the product: Marsh Rain Boot by Northwind Outfitters (Rain boots)."""
     text = doc.title
     if doc.vendor and doc.vendor.casefold() not in doc.title.casefold():
         text += f" by {doc.vendor}"

@@ -257,7 +257,7 @@ class Engine:
         head: list[Message] = []  # the engine's messages, in the order they arise; disclosures come last
         with timer.stage("conversation"):
             thread = self._conversation(req, asker, head)
-        # the shop's own word beside each synonym a shopper used ("wellies (wellington)"): shop.toml [synonyms]
+        # the shop's own word beside each synonym a shopper used ("jumpers (sweater)"): shop.toml [synonyms]
         query = with_shop_synonyms(req.query, state.index.shop.synonyms)
         with timer.stage("resolve"):
             resolution = resolve(req.ids or (), state.index, query=query, history=thread.history)

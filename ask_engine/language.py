@@ -31,6 +31,7 @@ __all__ = [
     "country_name",
     "fact_key_matches",
     "group_members",
+    "in_shop_words",
     "join_and",
     "normalize",
     "offer_stems",
@@ -113,7 +114,7 @@ ShopSynonyms = tuple[tuple[str, tuple[str, ...]], ...]  # (the shop's word, the 
 
 def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
     """`text` with the shop's own word after each word or phrase the shop listed as a synonym of it ("are the
-    wellies waterproof?" → "are the wellies (wellington) waterproof?" for `wellington = ["wellies"]`), so retrieval
+    jumpers wool?" → "are the jumpers (sweater) wool?" for `sweater = ["jumpers"]`), so retrieval
     and answering match what its catalogue calls the thing; the shopper's word stays, as the catalogue may use it
     too. Whole words only, any case; a word the text already uses is not added again."""
     if not synonyms or not text:
@@ -128,6 +129,17 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
         return m.group(0) if content_stems(own) <= used else f"{m.group(0)} ({own})"
 
     return pattern.sub(add, text)
+
+
+def in_shop_words(text: str, synonyms: ShopSynonyms) -> str:
+    """`text` with each word or phrase the shop listed as a synonym replaced by the shop's own word ("jumpers" →
+    "sweater"): the name of a kind of thing as the catalogue files it. Whole words only, any case."""
+    if not synonyms or not text:
+        return text
+    pattern, table = _shop_synonym_pattern(synonyms)
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: table[" ".join(m.group(0).lower().split())], text)
 
 
 @lru_cache(maxsize=64)

@@ -80,12 +80,12 @@ class _Title:
 
 
 class TitleMatcher:
-    """Finds products a query names by title ("Is the Tarn Wellington Boot waterproof?"), without ids.
+    """Finds products a query names by title ("Is the Marsh Rain Boot waterproof?"), without ids.
 
     A product is named when the query holds its whole title (stopwords aside), or at least two of its title words
     including one that few titles share (a distinctive word such as a model name), or one title word written as a
     name: capitalised inside the question, in this product's title alone, and hardly used elsewhere in the shop
-    ("Where is the Blencathra made?"; never "gift" or "bottle", nor "great" in "Is it a great tent?").
+    ("Where is the Pinecrest made?"; never "gift" or "bottle", nor "great" in "Is it a great tent?").
     Plurals and possessives match.
     """
 
@@ -137,8 +137,8 @@ class TitleMatcher:
             named = len(matched) >= 2 and any(self.distinctive(t) for t in matched)
             if whole or named or bool(matched & names):
                 found.append((title.doc_id, matched, len(matched) / len(title.tokens)))
-        # The query names the product whose title it covers best: "Tarn Wellington Boot" is not also a mention of
-        # "Tarn Wellington Boot Liner", and words that only match a subset of another match do not count.
+        # The query names the product whose title it covers best: "Marsh Rain Boot" is not also a mention of
+        # "Marsh Rain Boot Liner", and words that only match a subset of another match do not count.
         best_cover: dict[frozenset[str], float] = {}
         for _, matched, cover in found:
             best_cover[matched] = max(best_cover.get(matched, 0.0), cover)
@@ -178,7 +178,7 @@ def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = (
     """Product document ids the query names by title, best match first (ties broken by BM25).
 
     `named`: documents the request already names by id. Words their titles explain are taken to mean them
-    ("Is the Skiddaw jacket warm?" with the women's Skiddaw's id is not also about the men's).
+    ("Is the Aldergrove jacket warm?" with the women's Aldergrove's id is not also about the men's).
     """
     matcher = title_matcher(index)
     candidates = matcher.candidates(query)
@@ -224,7 +224,7 @@ _REFERENCES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def expand_follow_up(query: str, titles: Sequence[str]) -> str:
     """A follow-up made only of small words, with its pronouns replaced by what they refer to ("and how much is
-    it?" → "and how much is the Tarn Wellington Boot?"), so retrieval and answering have a subject.
+    it?" → "and how much is the Marsh Rain Boot?"), so retrieval and answering have a subject.
 
     A follow-up with words of its own ("does it come in purple?") is left alone: those words are what it asks
     about, and a title's words ("Waterproof Jacket") would only blur them.

@@ -610,3 +610,23 @@ def test_a_conditional_part_after_an_answered_part_adds_no_not_recorded(ask: Ask
     text = plain(ask(query, [_gid(514)]))
     assert "does not require batteries" in text, text
     assert NOT_RECORDED not in text, text
+
+
+@pytest.mark.parametrize("query", ["bones", "do you have any bones under $30?", "tiles for family games"])
+def test_catalog_search_reads_the_shops_synonyms(ask: Asker, query: str) -> None:
+    # shop.toml [synonyms] domino = ["bones", "tiles"]: a search in the shoppers' word finds what the catalogue calls
+    # a domino set, as a question does
+    from ask_engine.catalog.search import CatalogSearch
+
+    engine = ask.engine
+    found = CatalogSearch(engine.index, engine.retriever, engine.embedder).search(query)
+    assert [j.doc.title for j in found.results] == ["Harbour Domino Set"], found.results
+
+
+def test_in_shop_words_replaces_a_synonym_by_the_shops_word() -> None:
+    from ask_engine.language import in_shop_words
+
+    synonyms = (("sweater", ("jumper", "pull over")),)
+    assert in_shop_words("warm Jumper for winter", synonyms) == "warm sweater for winter"
+    assert in_shop_words("a pull  over", synonyms) == "a sweater"
+    assert in_shop_words("jumpers", synonyms) == "jumpers"  # whole words only

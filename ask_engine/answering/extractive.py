@@ -173,7 +173,7 @@ class ExtractiveGenerator:
             task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
         )
         targets = _targets(work)
-        # What the question asks is read without the product's name: "Skiddaw 3L Waterproof Jacket" asks nothing.
+        # What the question asks is read without the product's name: "Aldergrove 3L Waterproof Jacket" asks nothing.
         work.intent = _with_history(_without_mentions(intent, targets), task)
         answer = (
             _shipping(work, targets)

@@ -177,7 +177,7 @@ def _safe_fact(fact: Fact) -> Fact:
 
 def _attribute_probe(intent: Intent, doc: Document) -> str:
     """The question with the product's name taken out, so similarity measures the attribute asked about. Only a run of
-    the title's words names the product: "Is this one waterproof?" about the "Skiddaw 3L Waterproof Jacket" still
+    the title's words names the product: "Is this one waterproof?" about the "Aldergrove 3L Waterproof Jacket" still
     asks "waterproof", as the ranker was calibrated on whole questions."""
     text = _strip_title(intent.text, doc.title, placeholder="it")
     return text or intent.text
@@ -185,7 +185,7 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
 
 def _ranking_probe(work: _Work, doc: Document) -> str:
     """What the ranker reads as the question: the attribute probe, or for a follow-up that names nothing but a product
-    ("what about the Skiddaw jacket?") the previous question, less the names of the products both are about."""
+    ("what about the Aldergrove jacket?") the previous question, less the names of the products both are about."""
     probe = _attribute_probe(work.intent, doc)
     history = work.task.history
     if content_stems(probe) or not history or not work.intent.concepts:

@@ -137,7 +137,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
     # "Do you accept Interac?" reads far from "Visa, Mastercard, Interac debit and PayPal", but the name it asks
     # about is there: the name stands for the meaning
-    names = _query_names(intent.text) - content_stems(task.shop_name)  # "a Fjord & Fell gift card" names the shop
+    names = _query_names(intent.text) - content_stems(task.shop_name)  # "a Northwind gift card" names the shop
     only_names = not intent.stems - names - _OFFER_STEMS  # "do you take Bancontact?" asks about nothing but a name
     named = bool(names) and names <= content_stems(best.text) and only_names
     if (specific is None or not targets) and (
@@ -272,7 +272,7 @@ def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) ->
 
 def _names_other_product(text: str, own_words: set[str]) -> bool:
     """True when a sentence names something by a multi-word capitalised name that is not this product's or the
-    shop's ("For example, the Coniston Lightweight Hiking Boot runs small" says nothing about the Langdale)."""
+    shop's ("For example, the Redmere Lightweight Hiking Boot runs small" says nothing about the Greystone)."""
     for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
         words = [w.lower() for w in m.group(1).split()]
         if m.start() > 0 and not all(w in own_words for w in words):

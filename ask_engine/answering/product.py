@@ -73,7 +73,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         and not (intent.concepts or intent.price or intent.options or intent.colours)
         and _names_only(work, targets)
     ):
-        # "Do you sell the Tarn boot?" with the product named: it is in the catalogue; say so, with its price
+        # "Do you sell the Marsh boot?" with the product named: it is in the catalogue; say so, with its price
         return _offered(work, targets)
     if _HOW_TO.match(intent.lower) and not (intent.price or intent.stock or intent.options):
         # "How do I look after a cast iron pan?" is answered by the care guide's "Cast iron" section, not by

@@ -89,7 +89,7 @@ def _question_parts(query: str) -> list[str]:
 
 
 def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
-    """The intent read from the question minus the products' names ("Is the Skiddaw 3L Waterproof Jacket warm?"
+    """The intent read from the question minus the products' names ("Is the Aldergrove 3L Waterproof Jacket warm?"
     asks about warmth, not about waterproofing)."""
     text = intent.text
     for doc in targets:
@@ -124,7 +124,7 @@ def _strip_title(text: str, title: str, placeholder: str = "") -> str:
     while i < len(tokens):
         j = i
         seen: set[str] = set()
-        # a repeated word ends the run: "the Skiddaw waterproof jacket waterproof?" still asks "waterproof"
+        # a repeated word ends the run: "the Aldergrove waterproof jacket waterproof?" still asks "waterproof"
         while j < len(tokens) and tokens[j].group(0).lower() in title_words - seen:
             seen.add(tokens[j].group(0).lower())
             j += 1
@@ -199,7 +199,7 @@ def _title_stems(doc: Document) -> frozenset[str]:
 
 
 def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
-    """Products the question names by distinctive title words ("the Tarn wellies", "Skiddaw or Cairngorm?")."""
+    """Products the question names by distinctive title words ("the Marsh boots", "Aldergrove or Heathmoor?")."""
     if not products:
         return []
     titles = {d.id: content_stems(d.title) for d in products}
@@ -225,7 +225,7 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
         }
         share = len(matched) / len(stems)
         if len(matched) == 1 and _part_of_other_name(intent.text, doc.title):
-            continue  # "Scafell Pike" is a mountain, not the Scafell trousers
+            continue  # "Ben Nevis" is a mountain, not the Nevis trousers
         if intent.catalogue and share < 0.5 and not (distinctive & content_stems(" ".join(_names_in(intent.text)))):
             continue  # "what repair services do you offer?" asks for a kind of thing, not the Flat Tire Repair
         if (distinctive and (share >= 0.3 or (len(distinctive) >= 1 and any(len(s) >= 4 for s in distinctive)))) or (
@@ -288,7 +288,7 @@ def _head(phrase: str) -> str:
 
 
 def _heads(doc: Document) -> frozenset[str]:
-    """What a product is, by the last word of its title, product type and tags ("Beacon 800 Front Light",
+    """What a product is, by the last word of its title, product type and tags ("Lumen 800 Front Light",
     "Bike Lights": a light)."""
     return frozenset(_head(text) for text in [doc.title, doc.product_type or "", *doc.tags] if text)
 

@@ -8,7 +8,7 @@ name, a flipped "not". Scoring sentences hides that; here every claim sentence (
 - one **item** per member of a list ("black, blue and red"): its words must be in the evidence, and the items of one
   list in one passage unless each names a passage (`ask_engine.guard.claims.unlisted_item`);
 - one **number** per hard token (number, price, size, duration, SKU): the evidence must state it;
-- one **name** per run of two or more capitalised words ("Solo Trekker 2 Tent"): one evidence line must give it;
+- one **name** per run of two or more capitalised words ("Lone Rover 2 Tent"): one evidence line must give it;
 - one **negation** per negated phrase ("is not machine washable"): the evidence must say it the same way round; a
   sentence without a negation that contradicts a negative evidence line fails its statement instead;
 - one **stock** claim for a stated stock state ("is sold out"): the product's own stock lines must give it;

@@ -130,8 +130,8 @@ _TOKEN = re.compile(r"[\w'’&]+(?:[-/.][\w'’&]+)*")
 
 
 def names(sentence: str) -> list[str]:
-    """Runs of two or more capitalised words, with the numbers and hyphens inside them ("Solo Trekker 2 Tent",
-    "Skiddaw 3L Waterproof Jacket - Men's"): the names a sentence gives, which the evidence must give too."""
+    """Runs of two or more capitalised words, with the numbers and hyphens inside them ("Lone Rover 2 Tent",
+    "Aldergrove 3L Waterproof Jacket - Men's"): the names a sentence gives, which the evidence must give too."""
     tokens = [(m.group(0), m.start()) for m in _TOKEN.finditer(sentence)]
     runs: list[str] = []
     current: list[tuple[str, int]] = []
@@ -243,7 +243,7 @@ def check_claims(sentence: str, evidence: Sequence[str]) -> ClaimCheck:
         return ClaimCheck("unsupported", "polarity")
     for name in names(sentence):
         # a name is given when one line of the evidence holds all its words ("Ridge Shoe" in "Ridge Trail Shoe -
-        # Women's"), not when they are scattered ("Solo Trekker 2 Tent" against "Solo Trekker 1 Tent" and a "2")
+        # Women's"), not when they are scattered ("Lone Rover 2 Tent" against "Lone Rover 1 Tent" and a "2")
         wanted = content_words(name)
         if wanted and not any(wanted <= line for line in lines):
             return ClaimCheck("unsupported", name)

@@ -105,7 +105,7 @@ class _Source:
 class _Prepared:
     """Evidence split into sentence units, with words, hard tokens, names and (lazily) embeddings.
 
-    The first line of a multi-line evidence item is its title ("Skiddaw 3L Waterproof Jacket - Men's by ...",
+    The first line of a multi-line evidence item is its title ("Aldergrove 3L Waterproof Jacket - Men's by ...",
     "Refund Policy — Sale items."); its words count for every sentence of the item, since a fact line such as
     "Waterproof: yes." is about the titled product. Questions (an FAQ entry's question) count the same way.
     After a lead-in line ending in ":" ("we cannot accept returns of:"), the first sentence of each following

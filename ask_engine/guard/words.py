@@ -83,8 +83,8 @@ def passage_subject(passage: Passage) -> str:
 def attributable(sentence: str, subjects: Sequence[str]) -> list[int]:
     """Indices of the passages `sentence` may draw on, given each passage's subject (a product title, or "").
 
-    A product whose title the sentence only partly names, while it names more of another's ("the men's Fellrunner"
-    against "Fellrunner Trail Shoe - Women's" and "Fellrunner Trail Shoe - Men's"), is not what the sentence is
+    A product whose title the sentence only partly names, while it names more of another's ("the men's Stridewell"
+    against "Stridewell Trail Shoe - Women's" and "Stridewell Trail Shoe - Men's"), is not what the sentence is
     about: its passages are left out. Products the sentence does not name at all stay (a sentence need not repeat
     its product's name), as do the non-product passages.
     """
@@ -109,7 +109,7 @@ def names_products(sentence: str, subjects: Sequence[str]) -> set[str]:
 def names_recognisably(sentence: str, title: str) -> bool:
     """True when `sentence` names the product `title` as a reader would recognise it: by at least half the words of
     its title, or by one of its names (a capitalised title word, capitalised in the sentence too, past its first
-    word). "Care: Backflush the filter after each trip." does not name the "Brookwater Filter Bottle 600 ml"."""
+    word). "Care: Backflush the filter after each trip." does not name the "Clearstream Filter Bottle 600 ml"."""
     shared = content_words(sentence) & content_words(title)
     if shared and 2 * len(shared) >= len(content_words(title)):
         return True
@@ -126,7 +126,7 @@ def names_no_product(sentence: str, subjects: Sequence[str]) -> bool:
 
 def asked_about(query: str, subjects: Sequence[str]) -> list[int]:
     """Indices of the passages a question is about: where it names some products' titles more than others' ("the
-    Helvellyn down" against "Helvellyn Down Jacket" and "Blencathra -5 Down Sleeping Bag"), the products it names
+    Summitline down" against "Summitline Down Jacket" and "Pinecrest -5 Down Sleeping Bag"), the products it names
     most, and the non-product passages. A question naming no product is about every passage.
 
     An answer sentence that names no product of its own is about the product asked about: it may not state another

@@ -66,7 +66,7 @@ def load_shop_info(shop_dir: str | Path) -> ShopInfo:
 
 def _synonyms(table: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """shop.toml's optional `[synonyms]` table: the shop's own word (or phrase) = the words shoppers use for it, a
-    string or a list of strings (`wellington = ["wellies", "welly"]`)."""
+    string or a list of strings (`sweater = ["jumper", "pullover"]`)."""
     if table is None:
         return ()
     if not isinstance(table, dict):
