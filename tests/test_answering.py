@@ -630,3 +630,12 @@ def test_in_shop_words_replaces_a_synonym_by_the_shops_word() -> None:
     assert in_shop_words("warm Jumper for winter", synonyms) == "warm sweater for winter"
     assert in_shop_words("a pull  over", synonyms) == "a sweater"
     assert in_shop_words("jumpers", synonyms) == "jumpers"  # whole words only
+
+
+@pytest.mark.parametrize("query", ["Is the cable safe for pets to chew?", "Who designed it?"])
+def test_not_recorded_offers_no_unrelated_fact_as_the_nearest_one(ask: Asker, query: str) -> None:
+    # the ranker puts every recorded fact far from these questions: "Batteries are not included" or the package
+    # weight after "not recorded" would be an irrelevant trailing row
+    text = plain(ask(query, [_gid(510)]))
+    assert NOT_RECORDED in text, text
+    assert "atteries" not in text and "1.38" not in text, text
