@@ -639,3 +639,18 @@ def test_not_recorded_offers_no_unrelated_fact_as_the_nearest_one(ask: Asker, qu
     text = plain(ask(query, [_gid(510)]))
     assert NOT_RECORDED in text, text
     assert "atteries" not in text and "1.38" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What sizes does it come in? What age is it for?", "any sizes or the age requirement of The Daily Balm"),
+        ("What is it made of? Where is it made?", "the material or the country of origin of The Daily Balm"),
+    ],
+)
+def test_several_things_not_recorded_are_said_in_one_sentence_naming_the_product_once(
+    ask: Asker, query: str, expected: str
+) -> None:
+    text = plain(ask(query, [_gid(505)]))
+    assert expected in text, text
+    assert text.count("The Daily Balm") == 1 and text.count(NOT_RECORDED) == 1, text

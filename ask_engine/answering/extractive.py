@@ -59,7 +59,7 @@ from ask_engine.answering.query import (
     _without_mentions,
 )
 from ask_engine.answering.shipping import _shipping
-from ask_engine.answering.work import _Answer, _VectorCache, _Work
+from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.language import (
     CONCEPTS,
     CONDITIONAL_PART_RE,
@@ -152,6 +152,7 @@ class ExtractiveGenerator:
         merged.not_recorded = all(a.not_recorded for a in answers)
         if len(answers) > 1:
             merged.sentences = _without_repeats(merged.sentences, task, merged.docs)
+        merged.sentences = _one_not_recorded(merged.sentences, task, merged.docs)
         sentences = _without_dangling_lead(merged.sentences[: self.max_sentences])
         has_claim = any(s.kind == "claim" for s in sentences)
         kind: DraftKind = "not_recorded" if merged.not_recorded or not has_claim else "answer"
@@ -263,6 +264,46 @@ def _without_repeats(sentences: Sequence[Sentence], task: Task, doc_ids: Sequenc
         if sentence.kind == "claim":
             said.append(core)
     return kept
+
+
+def _one_not_recorded(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
+    """The "not recorded" sentences of an answer as one, naming the product once: "The shop has not recorded any
+    sizes or the age requirement of the X", not a sentence for each; an unnamed one ("... that for the X") goes when
+    another names what is missing."""
+    marker = "\x00"
+    head, _, tail = phrase("not_recorded", subject="", predicate=marker).partition(marker)
+    gaps = [s for s in sentences if s.kind == "meta" and s.text.startswith(head) and s.text.endswith(tail)]
+    if len(gaps) < 2:
+        return list(sentences)
+    # how the product is called in a sentence: "the Trail Mug", or "The Daily Balm" for a title with its own article
+    docs = [task.documents[d] for d in doc_ids if d in task.documents]
+    called = [(doc, name) for doc in docs for name in (_articles(f"the {doc.title}"), f"the {doc.title}")]
+    unnamed = {phrase("not_recorded", subject=name, predicate="") for _, name in called}
+    named = [s for s in gaps if s.text not in unnamed]
+    drop = {id(s) for s in gaps if s.text in unnamed} if named else set()
+    # "any sizes for the X" and "the age requirement of the X": what is missing, then the product it is missing for
+    groups: dict[str, list[tuple[Sentence, str]]] = {}
+    for s in named:
+        predicate = s.text[len(head) : len(s.text) - len(tail)]
+        if predicate.startswith(("whether ", "when ", "how ")):
+            continue
+        for doc, name in called:
+            ending = next((j + name for j in (" of ", " for ") if predicate.endswith(j + name)), None)
+            if ending is not None:
+                groups.setdefault(doc.id, []).append((s, predicate[: -len(ending)]))
+                break
+    merged: dict[int, Sentence] = {}
+    for doc_id, parts in groups.items():
+        if len(parts) < 2:
+            continue
+        doc = task.documents[doc_id]
+        whats = list(dict.fromkeys(what for _, what in parts))
+        what = whats[0] if len(whats) == 1 else ", ".join(whats[:-1]) + " or " + whats[-1]
+        text = _articles(phrase("not_recorded", subject="", predicate=f"{what} of the {doc.title}"))
+        markdown = _articles(phrase("not_recorded", subject="", predicate=f"{what} of the **{doc.title}**"))
+        merged[id(parts[0][0])] = Sentence(text=text, markdown=markdown, kind="meta")
+        drop |= {id(s) for s, _ in parts[1:]}
+    return [merged.get(id(s), s) for s in sentences if id(s) not in drop]
 
 
 def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:
