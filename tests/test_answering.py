@@ -285,7 +285,10 @@ PRODUCTS = [
             "<p>A wooden pull-along toy with a friendly painted face.</p><p>For ages 3 years &amp; up.</p>"
             "<p>This toy does not require batteries.</p>",
         ),
-        "metafields": [{"namespace": "specs", "key": "is_heat_sensitive", "value": "false", "type": "boolean"}],
+        "metafields": [
+            {"namespace": "specs", "key": "is_heat_sensitive", "value": "false", "type": "boolean"},
+            {"namespace": "specs", "key": "contains_small_parts", "value": "true", "type": "boolean"},
+        ],
     },
     _product(
         504,
@@ -591,6 +594,7 @@ def test_a_colour_asked_of_a_product_without_colours_is_reported_not_recorded(
         ("Would a child of 18 months enjoy it?", "For ages 3 years & up."),
         # a label that is itself a predicate ("Is heat sensitive") reads once, not "is not is heat sensitive"
         ("Is it heat sensitive?", "No, the Pull-Along Caterpillar is not heat sensitive."),
+        ("Does it contain small parts?", "Yes, the Pull-Along Caterpillar contains small parts."),
     ],
 )
 def test_a_description_line_naming_the_asked_attribute_answers_and_predicate_labels_read_well(

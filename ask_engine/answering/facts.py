@@ -28,6 +28,7 @@ from ask_engine.language import (
     stem,
     text_cue,
     third_person,
+    word_list,
 )
 from ask_engine.types import Document, Fact
 
@@ -37,6 +38,8 @@ from ask_engine.types import Document, Fact
 # policy: standard" for "does water get in when it rains?"); of 44 at or above, 15 carried it ("Number of channels:
 # 3" for "is this a 4 channel aircraft?"). Below it the answer says what is missing and stops.
 RELATED_BAR = 0.40
+# third-person verbs a yes/no attribute's label may start with ("Contains liquid contents", "Requires assembly")
+_LABEL_VERBS = word_list("label_verbs")
 
 # A fact whose label the question does not mention must be this close to the question to answer it.
 FACT_SEMANTIC = 0.50
@@ -324,19 +327,24 @@ def _fact_sentence(
             f"{prefix}{thing} {verb} with {with_whom or subject_md}",
         )
         return
-    verb_label = re.match(r"(is|are|has|have|can)\s+(\S.*)", label) if boolean is not None else None
+    verb_label = re.match(r"(\w+)\s+(\S.*)", label) if boolean is not None else None
+    if verb_label is not None and verb_label.group(1) not in _LABEL_VERBS | {"is", "are", "has", "have", "can"}:
+        verb_label = None
     if boolean is not None and verb_label is not None:
-        # "Is heat sensitive: no" → "it is not heat sensitive", not "it is not is heat sensitive"
+        # "Is heat sensitive: no" → "it is not heat sensitive", not "it is not is heat sensitive"; "Contains liquid:
+        # yes" → "it contains liquid", not "it has contains liquid"
         verb, rest = verb_label.groups()
         prefix = ("Yes, " if boolean else "No, ") if yes_no else ""
+        does = "do" if plural else "does"
         if verb in ("is", "are"):
             tail = f"{be}{'' if boolean else ' not'} {rest}"
         elif verb == "can":
             tail = f"{'can' if boolean else 'cannot'} {rest}"
+        elif verb in ("has", "have"):
+            tail = f"{'have' if plural else 'has'} {rest}" if boolean else f"{does} not have {rest}"
         else:
-            tail = (
-                f"{'have' if plural else 'has'} {rest}" if boolean else f"{'do' if plural else 'does'} not have {rest}"
-            )
+            base = verb[:-2] if verb.endswith(("ches", "shes", "sses")) else verb[:-1]
+            tail = f"{base if plural else verb} {rest}" if boolean else f"{does} not {base} {rest}"
         say(f"{prefix}{subject} {tail}", f"{prefix}{subject_md} {tail}")
         return
     if boolean is not None:
