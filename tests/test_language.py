@@ -160,6 +160,9 @@ def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, e
         ("How well is it holding up?", "capacity", False),  # wear, not what it holds
         ("Can this board light up at night?", "weight", False),  # it glows; it is not light to carry
         ("Is it light enough to carry?", "weight", True),
+        ("Is the package light?", "weight", True),
+        ("Is this an LED light?", "weight", False),  # a lamp, not a weight
+        ("Is the light beneath bright enough to trace with?", "weight", False),
     ],
 )
 def test_attribute_cues_read_everyday_phrases(text: str, concept: str, expected: bool) -> None:
