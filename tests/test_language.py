@@ -156,6 +156,8 @@ def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, e
     [
         ("For ages 3 years & up.", "age", True),
         ("Suitable for 18 months and over.", "age", True),
+        ("Would a child of 18 months enjoy it?", "age", True),
+        ("Does it smell like a real baby?", "age", False),  # a likeness, not who it is for
         ("How much does it hold?", "capacity", True),
         ("How well is it holding up?", "capacity", False),  # wear, not what it holds
         ("Can this board light up at night?", "weight", False),  # it glows; it is not light to carry
