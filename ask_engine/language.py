@@ -116,7 +116,7 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
     """`text` with the shop's own word after each word or phrase the shop listed as a synonym of it ("are the
     jumpers wool?" → "are the jumpers (sweater) wool?" for `sweater = ["jumpers"]`), so retrieval
     and answering match what its catalogue calls the thing; the shopper's word stays, as the catalogue may use it
-    too. Whole words only, any case; a word the text already uses is not added again."""
+    too. Whole words (or their plural) only, any case; a word the text already uses is not added again."""
     if not synonyms or not text:
         return text
     pattern, table = _shop_synonym_pattern(synonyms)
@@ -125,7 +125,7 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
     used = content_stems(text)
 
     def add(m: re.Match[str]) -> str:
-        own = table[" ".join(m.group(0).lower().split())]
+        own = table[" ".join(m.group("word").lower().split())]
         return m.group(0) if content_stems(own) <= used else f"{m.group(0)} ({own})"
 
     return pattern.sub(add, text)
@@ -133,13 +133,13 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
 
 def in_shop_words(text: str, synonyms: ShopSynonyms) -> str:
     """`text` with each word or phrase the shop listed as a synonym replaced by the shop's own word ("jumpers" →
-    "sweater"): the name of a kind of thing as the catalogue files it. Whole words only, any case."""
+    "sweater"): the name of a kind of thing as the catalogue files it. Whole words (or their plural) only, any case."""
     if not synonyms or not text:
         return text
     pattern, table = _shop_synonym_pattern(synonyms)
     if pattern is None:
         return text
-    return pattern.sub(lambda m: table[" ".join(m.group(0).lower().split())], text)
+    return pattern.sub(lambda m: table[" ".join(m.group("word").lower().split())], text)
 
 
 @lru_cache(maxsize=64)
@@ -150,7 +150,8 @@ def _shop_synonym_pattern(synonyms: ShopSynonyms) -> tuple[re.Pattern[str] | Non
             table.setdefault(" ".join(other.lower().split()), own)
     if not table:
         return None, table
-    return re.compile(rf"(?<![\w'])(?:{alternation(table)})(?![\w'])", re.IGNORECASE), table
+    # a listed word in the plural too ("cagoules" for "cagoule")
+    return re.compile(rf"(?<![\w'])(?P<word>{alternation(table)})(?:e?s)?(?![\w'])", re.IGNORECASE), table
 
 
 @lru_cache(maxsize=1 << 15)  # kept by text: the same evidence sentences are read request after request

@@ -633,7 +633,8 @@ def test_in_shop_words_replaces_a_synonym_by_the_shops_word() -> None:
     synonyms = (("sweater", ("jumper", "pull over")),)
     assert in_shop_words("warm Jumper for winter", synonyms) == "warm sweater for winter"
     assert in_shop_words("a pull  over", synonyms) == "a sweater"
-    assert in_shop_words("jumpers", synonyms) == "jumpers"  # whole words only
+    assert in_shop_words("two jumpers", synonyms) == "two sweater"  # the plural of a listed word too
+    assert in_shop_words("a jumpsuit", synonyms) == "a jumpsuit"  # whole words only
 
 
 @pytest.mark.parametrize("query", ["Is the cable safe for pets to chew?", "Who designed it?"])

@@ -143,6 +143,7 @@ SYNONYMS = (("wellington", ("wellies", "welly")), ("sun cream", ("sunscreen", "s
         ("wellies or a welly?", "wellies (wellington) or a welly (wellington)?"),
         ("the wellington wellies", "the wellington wellies"),  # the shop's word is already there
         ("wellieshop returns", "wellieshop returns"),  # whole words only
+        ("do sunscreens expire?", "do sunscreens (sun cream) expire?"),  # the plural of a listed word
         ("", ""),
     ],
 )

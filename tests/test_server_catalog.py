@@ -275,3 +275,64 @@ def test_ucp_mcp_lists_and_serves_the_three_catalog_tools(servers: Servers) -> N
     assert len(_valid("lookup_response", lookup.structured_content)["products"]) == len(body["products"])
     assert _valid("product_response", product.structured_content)["product"]["id"] == body["products"][0]["id"]
     assert bad.error.code == -32602 and bad.error.data[0]["code"] == "invalid_input"
+
+
+# --- a shop's own synonyms (shop.toml [synonyms]) in a served catalog search -------------------------------------
+
+_SYNONYM_SHOP = """[shop]
+name = "Harbour Outfitters"
+url = "https://harbour.example"
+currency = "GBP"
+language = "en"
+gid_namespace = "harbour"
+
+[synonyms]
+"rain jacket" = ["cagoule", "kagool"]
+"""
+
+
+def _synonym_product(pid: int, title: str, product_type: str, price: str) -> dict[str, Any]:
+    return {
+        "id": pid,
+        "title": title,
+        "handle": title.lower().replace(" ", "-"),
+        "body_html": f"<p>{title}, made for wet days on the coast path.</p>",
+        "vendor": "Harbour",
+        "product_type": product_type,
+        "tags": [],
+        "options": [{"name": "Title", "position": 1, "values": ["Default Title"]}],
+        "variants": [{"id": pid * 10, "title": "Default Title", "price": price, "available": True}],
+    }
+
+
+@pytest.fixture(scope="module")
+def synonym_server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    import json
+
+    from ask_engine.config import Settings
+    from ask_engine.engine import Engine
+    from ask_engine.server.app import create_app
+    from tests.shop_helpers import build_inline_shop
+
+    products = [
+        _synonym_product(1, "Harbour Packable Rain Jacket", "Rain jackets", "79.00"),
+        _synonym_product(2, "Harbour Enamel Mug", "Mugs", "12.00"),
+        _synonym_product(3, "Harbour Fleece Hat", "Hats", "18.00"),
+    ]
+    files = {"shop.toml": _SYNONYM_SHOP, "products.json": json.dumps({"products": products})}
+    index = build_inline_shop(tmp_path_factory.mktemp("synonyms") / "harbour", files, embedder)
+    settings = Settings(agent_keys={"key-a": "Agent A"}, rate_limit_per_minute=100_000, rate_limit_per_hour=1_000_000)
+    engine = Engine.open(index, settings, embedder=embedder)
+    app = create_app(settings=settings, engines={"harbour": engine})
+    with serve(_profiles(settings.ucp_version)) as profiles, serve(app) as main:
+        yield Servers(main.base_url, profiles.base_url)
+
+
+@pytest.mark.parametrize("query", ["cagoules under £100", "do you sell a kagool?"])
+def test_a_served_search_in_the_shoppers_word_finds_what_the_catalogue_calls_it(
+    synonym_server: Servers, query: str
+) -> None:
+    rest = _valid("search_response", _post(synonym_server, "search", {"query": query}).json())
+    assert [p["title"] for p in rest["products"]] == ["Harbour Packable Rain Jacket"], rest
+    body = _shop_search(synonym_server, {"query": query})
+    assert [r["title"] for r in body["results"]] == ["Harbour Packable Rain Jacket"], body["results"]
