@@ -651,6 +651,8 @@ def test_not_recorded_offers_no_unrelated_fact_as_the_nearest_one(ask: Asker, qu
     [
         ("What sizes does it come in? What age is it for?", "any sizes or the age requirement of The Daily Balm"),
         ("What is it made of? Where is it made?", "the material or the country of origin of The Daily Balm"),
+        ("Is it vegan? Does it need batteries?", "whether The Daily Balm is vegan or needs batteries"),
+        ("Is it vegan? Is it waterproof?", "whether The Daily Balm is vegan or waterproof"),
     ],
 )
 def test_several_things_not_recorded_are_said_in_one_sentence_naming_the_product_once(

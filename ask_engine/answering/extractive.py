@@ -268,7 +268,8 @@ def _without_repeats(sentences: Sequence[Sentence], task: Task, doc_ids: Sequenc
 
 def _one_not_recorded(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
     """The "not recorded" sentences of an answer as one, naming the product once: "The shop has not recorded any
-    sizes or the age requirement of the X", not a sentence for each; an unnamed one ("... that for the X") goes when
+    sizes or the age requirement of the X", "... whether the X is vegan or needs batteries", not a sentence for each;
+    an unnamed one ("... that for the X") goes when
     another names what is missing."""
     marker = "\x00"
     head, _, tail = phrase("not_recorded", subject="", predicate=marker).partition(marker)
@@ -282,26 +283,39 @@ def _one_not_recorded(sentences: Sequence[Sentence], task: Task, doc_ids: Sequen
     named = [s for s in gaps if s.text not in unnamed]
     drop = {id(s) for s in gaps if s.text in unnamed} if named else set()
     # "any sizes for the X" and "the age requirement of the X": what is missing, then the product it is missing for
-    groups: dict[str, list[tuple[Sentence, str]]] = {}
+    # ... and "whether the X is vegan" with "whether the X needs batteries": the product, then what is not known
+    groups: dict[tuple[str, bool], list[tuple[Sentence, str]]] = {}
     for s in named:
         predicate = s.text[len(head) : len(s.text) - len(tail)]
-        if predicate.startswith(("whether ", "when ", "how ")):
-            continue
         for doc, name in called:
+            if predicate.startswith(f"whether {name} "):
+                groups.setdefault((doc.id, True), []).append((s, predicate[len(f"whether {name} ") :]))
+                break
+            if predicate.startswith(("whether ", "when ", "how ")):
+                continue
             ending = next((j + name for j in (" of ", " for ") if predicate.endswith(j + name)), None)
             if ending is not None:
-                groups.setdefault(doc.id, []).append((s, predicate[: -len(ending)]))
+                groups.setdefault((doc.id, False), []).append((s, predicate[: -len(ending)]))
                 break
     merged: dict[int, Sentence] = {}
-    for doc_id, parts in groups.items():
+    for (doc_id, whether), parts in groups.items():
         if len(parts) < 2:
             continue
         doc = task.documents[doc_id]
         whats = list(dict.fromkeys(what for _, what in parts))
+        verb = whats[0].split(" ", 1)[0] + " "
+        if whether and len(whats) > 1 and all(w.startswith(verb) and len(w) > len(verb) for w in whats):
+            whats = [whats[0]] + [w[len(verb) :] for w in whats[1:]]  # "is vegan or waterproof", not "... or is ..."
         what = whats[0] if len(whats) == 1 else ", ".join(whats[:-1]) + " or " + whats[-1]
-        text = _articles(phrase("not_recorded", subject="", predicate=f"{what} of the {doc.title}"))
-        markdown = _articles(phrase("not_recorded", subject="", predicate=f"{what} of the **{doc.title}**"))
-        merged[id(parts[0][0])] = Sentence(text=text, markdown=markdown, kind="meta")
+        if whether:
+            text, markdown = f"whether the {doc.title} {what}", f"whether the **{doc.title}** {what}"
+        else:
+            text, markdown = f"{what} of the {doc.title}", f"{what} of the **{doc.title}**"
+        merged[id(parts[0][0])] = Sentence(
+            text=_articles(phrase("not_recorded", subject="", predicate=text)),
+            markdown=_articles(phrase("not_recorded", subject="", predicate=markdown)),
+            kind="meta",
+        )
         drop |= {id(s) for s, _ in parts[1:]}
     return [merged.get(id(s), s) for s in sentences if id(s) not in drop]
 
