@@ -159,6 +159,8 @@ def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, e
         ("Suitable for 18 months and over.", "age", True),
         ("Would a child of 18 months enjoy it?", "age", True),
         ("Does it smell like a real baby?", "age", False),  # a likeness, not who it is for
+        ("Can I use it when it's raining?", "waterproof", True),
+        ("How do I make a rainbow loom bracelet?", "waterproof", False),  # a rainbow is not rain
         ("How much does it hold?", "capacity", True),
         ("How well is it holding up?", "capacity", False),  # wear, not what it holds
         ("Can this board light up at night?", "weight", False),  # it glows; it is not light to carry
