@@ -162,6 +162,9 @@ def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, e
         ("Can I use it when it's raining?", "waterproof", True),
         ("How do I make a rainbow loom bracelet?", "waterproof", False),  # a rainbow is not rain
         ("How much does it hold?", "capacity", True),
+        ("How much weight can the wagon hold?", "capacity", True),
+        ("How much weight can the wagon hold?", "weight", False),  # what it carries, not what it weighs
+        ("What is the weight limit?", "capacity", True),
         ("How well is it holding up?", "capacity", False),  # wear, not what it holds
         ("Can this board light up at night?", "weight", False),  # it glows; it is not light to carry
         ("Is it light enough to carry?", "weight", True),
