@@ -269,8 +269,8 @@ def _without_repeats(sentences: Sequence[Sentence], task: Task, doc_ids: Sequenc
 def _one_not_recorded(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
     """The "not recorded" sentences of an answer as one, naming the product once: "The shop has not recorded any
     sizes or the age requirement of the X", "... whether the X is vegan or needs batteries", not a sentence for each;
-    an unnamed one ("... that for the X") goes when
-    another names what is missing."""
+    an unnamed one ("... that for the X") goes when another names what is missing. The sentences are found by the
+    `not_recorded` phrase they were rendered from (prompts/phrases.j2), so a reworded phrase is still found."""
     marker = "\x00"
     head, _, tail = phrase("not_recorded", subject="", predicate=marker).partition(marker)
     gaps = [s for s in sentences if s.kind == "meta" and s.text.startswith(head) and s.text.endswith(tail)]

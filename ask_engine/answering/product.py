@@ -258,16 +258,20 @@ def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
 
 
 def _tied_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
-    """Description sentences that name the attribute the lexicon reads in the question and reach the ranker's
-    `lexicon_bar`, the bar a fact the lexicon ties to the question needs: "For ages 3 years & up" answers "age
-    recommended?" rather than "not recorded". A word shared with the question is not enough here ("twenty warm bulbs"
-    for "are there several kinds of bulb?"): below the ranker's own bar, only the lexicon's tie counts."""
+    """The product's best unit, when it is a description sentence that names the attribute the lexicon reads in the
+    question and reaches the ranker's `lexicon_bar`, the bar a fact the lexicon ties to the question needs: "For ages 3
+    years & up" answers "is it OK for my 2 year old?" rather than "not recorded". A word shared with the question is not
+    enough here ("twenty warm bulbs" for "are there several kinds of bulb?"): below the ranker's own bar, only the
+    lexicon's tie counts."""
     bar = _ranker().lexicon_bar
     states = _states_asked(work, doc, words=False)
     return [u for p, u in ranked[:1] if p >= bar and u.kind == "description" and states(u.text)]
 
 
 def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable[[str], bool]:
+    """A test of whether a sentence names what the question asks about this product: an attribute the lexicon reads
+    in the question (other than one its name already says), or, with `words`, a word of the question beyond the
+    product's name."""
     concepts = work.intent.concepts
     kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
     # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
