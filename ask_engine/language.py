@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +42,7 @@ __all__ = [
     "with_shop_synonyms",
     "word_list",
     "word_set",
+    "word_stems",
 ]
 
 # ----------------------------------------------------------------------------------------------- basic text
@@ -117,29 +118,25 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
     jumpers wool?" → "are the jumpers (sweater) wool?" for `sweater = ["jumpers"]`), so retrieval
     and answering match what its catalogue calls the thing; the shopper's word stays, as the catalogue may use it
     too. Whole words (or their plural) only, any case; a word the text already uses is not added again."""
-    if not synonyms or not text:
-        return text
-    pattern, table = _shop_synonym_pattern(synonyms)
-    if pattern is None:
-        return text
-    used = content_stems(text)
-
-    def add(m: re.Match[str]) -> str:
-        own = table[" ".join(m.group("word").lower().split())]
-        return m.group(0) if content_stems(own) <= used else f"{m.group(0)} ({own})"
-
-    return pattern.sub(add, text)
+    return _sub_shop_words(
+        text, synonyms, lambda said, own: said if content_stems(own) <= content_stems(text) else f"{said} ({own})"
+    )
 
 
 def in_shop_words(text: str, synonyms: ShopSynonyms) -> str:
     """`text` with each word or phrase the shop listed as a synonym replaced by the shop's own word ("jumpers" →
     "sweater"): the name of a kind of thing as the catalogue files it. Whole words (or their plural) only, any case."""
+    return _sub_shop_words(text, synonyms, lambda _said, own: own)
+
+
+def _sub_shop_words(text: str, synonyms: ShopSynonyms, write: Callable[[str, str], str]) -> str:
+    """`text` with each listed synonym (as said, with the shop's own word) rewritten by `write`."""
     if not synonyms or not text:
         return text
     pattern, table = _shop_synonym_pattern(synonyms)
     if pattern is None:
         return text
-    return pattern.sub(lambda m: table[" ".join(m.group("word").lower().split())], text)
+    return pattern.sub(lambda m: write(m.group(0), table[" ".join(m.group("word").lower().split())]), text)
 
 
 @lru_cache(maxsize=64)
@@ -267,6 +264,11 @@ def text_cue(name: str, flags: int = 0) -> re.Pattern[str]:
 def word_list(name: str) -> frozenset[str]:
     """The lexicon's `word_lists[name]`: words the answerer sets aside or looks for."""
     return frozenset(_LEXICON["word_lists"][name])
+
+
+def word_stems(name: str) -> frozenset[str]:
+    """The content stems of the lexicon's `word_lists[name]`, as `content_stems` reads a question's words."""
+    return content_stems(" ".join(sorted(word_list(name))))
 
 
 # questions about the shop's processes rather than a product's properties

@@ -28,14 +28,14 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.work import _Answer, _cites_for, _Work
 from ask_engine.chunking import quotable_lines
-from ask_engine.language import content_stems, text_cue, word_list
+from ask_engine.language import content_stems, text_cue, word_list, word_stems
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Evidence, Task
 
 _COMPARISON_STEMS = content_stems(
     "difference differences differ compare comparison versus vs better best which between"
 )
-_CATALOGUE_STEMS = content_stems(" ".join(word_list("catalogue_frame")))
+_CATALOGUE_STEMS = word_stems("catalogue_frame")
 
 
 # "do you sell / stock / rent X?": the verb and the thing asked for ("do you have / offer X?" may ask about a

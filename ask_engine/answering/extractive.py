@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ask_engine.answering.catalogue import _catalogue, _not_offered
@@ -266,13 +267,20 @@ def _without_repeats(sentences: Sequence[Sentence], task: Task, doc_ids: Sequenc
     return kept
 
 
+@lru_cache(maxsize=1)
+def _not_recorded_frame() -> tuple[str, str]:
+    """What comes before and after the predicate in the `not_recorded` phrase ("The shop has not recorded ", ".")."""
+    marker = "\x00"
+    head, _, tail = phrase("not_recorded", subject="", predicate=marker).partition(marker)
+    return head, tail
+
+
 def _one_not_recorded(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
     """The "not recorded" sentences of an answer as one, naming the product once: "The shop has not recorded any
     sizes or the age requirement of the X", "... whether the X is vegan or needs batteries", not a sentence for each;
     an unnamed one ("... that for the X") goes when another names what is missing. The sentences are found by the
     `not_recorded` phrase they were rendered from (prompts/phrases.j2), so a reworded phrase is still found."""
-    marker = "\x00"
-    head, _, tail = phrase("not_recorded", subject="", predicate=marker).partition(marker)
+    head, tail = _not_recorded_frame()
     gaps = [s for s in sentences if s.kind == "meta" and s.text.startswith(head) and s.text.endswith(tail)]
     if len(gaps) < 2:
         return list(sentences)

@@ -38,7 +38,7 @@ from ask_engine.types import Document, Fact
 # policy: standard" for "does water get in when it rains?"); of 44 at or above, 15 carried it ("Number of channels:
 # 3" for "is this a 4 channel aircraft?"). Below it the answer says what is missing and stops.
 RELATED_BAR = 0.40
-# third-person verbs a yes/no attribute's label may start with ("Contains liquid contents", "Requires assembly")
+# verbs a yes/no attribute's label may start with ("Is heat sensitive", "Contains liquid contents")
 _LABEL_VERBS = word_list("label_verbs")
 
 # A fact whose label the question does not mention must be this close to the question to answer it.
@@ -327,13 +327,10 @@ def _fact_sentence(
             f"{prefix}{thing} {verb} with {with_whom or subject_md}",
         )
         return
-    verb_label = re.match(r"(\w+)\s+(\S.*)", label) if boolean is not None else None
-    if verb_label is not None and verb_label.group(1) not in _LABEL_VERBS | {"is", "are", "has", "have", "can"}:
-        verb_label = None
-    if boolean is not None and verb_label is not None:
+    verb, _, rest = label.partition(" ")
+    if boolean is not None and verb in _LABEL_VERBS and rest:
         # "Is heat sensitive: no" → "it is not heat sensitive", not "it is not is heat sensitive"; "Contains liquid:
         # yes" → "it contains liquid", not "it has contains liquid"
-        verb, rest = verb_label.groups()
         prefix = ("Yes, " if boolean else "No, ") if yes_no else ""
         does = "do" if plural else "does"
         if verb in ("is", "are"):

@@ -32,7 +32,7 @@ from ask_engine.answering.sentences import (
     _with_context,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, join_and, text_cue, word_list
+from ask_engine.language import Intent, content_stems, country_codes_in, join_and, text_cue, word_stems
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Task
 
@@ -62,12 +62,12 @@ _DEICTIC_RE = text_cue("deictic")
 # "Yes." or "No, we don't." says nothing without its FAQ question.
 _BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)
 _SELF_REFERENCE = text_cue("self_reference", re.I)
-_RETURN_STEMS = content_stems(" ".join(word_list("return_words")))
+_RETURN_STEMS = word_stems("return_words")
 # Words of store processes, which name no goods ("can I return a gift card?" names gift cards).
-_PROCESS_STEMS = content_stems(" ".join(word_list("process_words")))
-_VAGUE_STEMS = content_stems(" ".join(word_list("vague_words")))
+_PROCESS_STEMS = word_stems("process_words")
+_VAGUE_STEMS = word_stems("vague_words")
 # Verbs of "do you take / accept / offer X?": the question is about X alone.
-_OFFER_STEMS = content_stems(" ".join(word_list("offer_verbs")))
+_OFFER_STEMS = word_stems("offer_verbs")
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:

@@ -46,7 +46,7 @@ from ask_engine.language import (
     mentions_concept,
     offer_stems,
     text_cue,
-    word_list,
+    word_stems,
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
@@ -56,7 +56,7 @@ GUIDE_HEADING_SEMANTIC = 0.30
 # "Do you sell / stock / carry / have the X?": a question whether the shop offers a product (lexicon data)
 _SELL_STEMS = offer_stems()
 _HOW_TO = text_cue("how_to")
-_HOW_TO_STEMS = content_stems(" ".join(word_list("how_to_words")))
+_HOW_TO_STEMS = word_stems("how_to_words")
 
 
 def _product(work: _Work, targets: list[Document]) -> _Answer | None:

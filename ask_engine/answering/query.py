@@ -19,6 +19,7 @@ from ask_engine.language import (
     stem,
     text_cue,
     word_list,
+    word_stems,
 )
 from ask_engine.types import Document, Task
 
@@ -26,7 +27,7 @@ from ask_engine.types import Document, Task
 _INSTRUCTION_CLAUSE = text_cue("instruction_clause", re.IGNORECASE)
 _PRONOUN_RE = text_cue("pronoun")
 _SHIP_WORDS = text_cue("ship_words", re.I)
-_GENERIC_QUERY_STEMS = content_stems(" ".join(word_list("generic_query_words")))
+_GENERIC_QUERY_STEMS = word_stems("generic_query_words")
 # Title words that say what kind or version of thing it is, never which product ("Men's", "Pack", "Set").
 _COMMON_TITLE_STEMS = content_stems("men's women's kids' unisex pack set box pair kit size ml g kg l")
 

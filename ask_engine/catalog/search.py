@@ -93,13 +93,11 @@ class CatalogSearch:
         query = np.asarray(self.embedder.embed_query(with_shop_synonyms(kind, self.index.shop.synonyms)))
         return [float(s) for s in self._product_vectors(docs) @ query]
 
-    def names_kind_here(self, kind: str, doc: Document) -> bool:
-        """`names_kind`, with the shop's synonyms ("jumpers" names the shop's "Sweater" range): shop.toml
-        [synonyms]."""
-        if self.names_kind(kind, doc):
-            return True
-        own = in_shop_words(kind, self.index.shop.synonyms)
-        return own != kind and self.names_kind(own, doc)
+    def names_kinds(self, kind: str, docs: Sequence[Document]) -> list[bool]:
+        """`names_kind` for each product, the kind also read in the shop's own words ("jumpers" names the shop's
+        "Sweater" range: shop.toml [synonyms])."""
+        kinds = dict.fromkeys([kind, in_shop_words(kind, self.index.shop.synonyms)])
+        return [any(self.names_kind(k, doc) for k in kinds) for doc in docs]
 
     @staticmethod
     def names_kind(kind: str, doc: Document) -> bool:
@@ -177,10 +175,11 @@ class CatalogSearch:
             if part.kind:
                 judged_relevance = True
                 sims = self.kind_similarity(part.kind, docs)
-                named = [s for d, s in zip(docs, sims, strict=True) if self.names_kind_here(part.kind, d)]
+                names = self.names_kinds(part.kind, docs)
+                named = [s for s, yes in zip(sims, names, strict=True) if yes]
                 # products the shop files under the word asked for set the standard for those that only read close
                 bar = max(KIND_BAR, min(named) - NAMED_MARGIN) if named else KIND_BAR
-                related = [d for d, s in zip(docs, sims, strict=True) if self.names_kind_here(part.kind, d) or s >= bar]
+                related = [d for d, s, yes in zip(docs, sims, names, strict=True) if yes or s >= bar]
             else:
                 related = docs
             related_any.update(d.id for d in related)
