@@ -401,7 +401,19 @@ def parse_query(query: str) -> Intent:
     )
 
 
+def _plurals(word: str) -> frozenset[str]:
+    """`word` and its regular English plurals ("battery" → "batteries", "box" → "boxes")."""
+    forms = {word, word + "s", word + "es"}
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        forms.add(word[:-1] + "ies")
+    return frozenset(forms)
+
+
 def fact_key_matches(key: str, wanted: str) -> bool:
-    """`waterproof_rating` answers `waterproof`; `colour_options` answers `colour`; `material` answers `material`."""
+    """`waterproof_rating` answers `waterproof`; `colour_options` answers `colour`; `material` answers `material`;
+    a part in the plural answers too (`num_batteries` answers `battery`)."""
     key = key.lower()
-    return key == wanted or wanted in key.split("_") or key.startswith(wanted + "_")
+    if key == wanted or key.startswith(wanted + "_"):
+        return True
+    parts = key.split("_")
+    return wanted in parts or ("_" not in wanted and bool(_plurals(wanted) & set(parts)))

@@ -107,8 +107,8 @@ class _Parser:
         out = []
         while self.i < len(self.s):
             ch = self.s[self.i]
-            if ch == "|" and self.s[self.i + 1 : self.i + 2] == '"':
-                out.append('"')  # |" is an inch mark inside a quoted value
+            if ch in "|\\" and self.s[self.i + 1 : self.i + 2] == '"':
+                out.append('"')  # |" (or a backslash and ") is an inch mark inside a quoted value
                 self.i += 2
                 continue
             if ch == '"':
@@ -314,7 +314,7 @@ def _product_json(asin: str, questions: Sequence[Question], index: int) -> tuple
                 if human:
                     shown[c.text] = json.dumps([humanise_label(key), human])
                 continue
-            text = " ".join(c.text.split())
+            text = _unescaped(c.text)
             if len(text) < 3:
                 continue
             shown[c.text] = json.dumps([text])
@@ -338,6 +338,11 @@ def _product_json(asin: str, questions: Sequence[Question], index: int) -> tuple
         "metafields": list(metafields.values()),
     }
     return product, shown
+
+
+def _unescaped(text: str) -> str:
+    """A text candidate as the product page shows it: the source escapes an inch mark inside text with a backslash."""
+    return " ".join(text.replace('\\"', '"').split())
 
 
 def _evidence(q: Question, shown: dict[str, str]) -> list[list[str]]:

@@ -51,6 +51,9 @@ def test_short_lines_in_a_row_are_list_items_not_headings() -> None:
 
 def test_placeholders_and_junk_values_are_not_values() -> None:
     assert usable_value("Default Title") == ""
+    assert usable_value("string") == ""  # a schema's type name left in an unfilled export field
+    assert usable_value("null") == ""
+    assert usable_value("String lights") == "String lights"
     assert usable_value("'6") == "6"  # a spreadsheet's text marker
     assert usable_value(" - ") == ""
     assert usable_value("natural rubber") == "natural rubber"
@@ -151,6 +154,12 @@ def test_attribute_candidates_become_typed_shopify_metafields() -> None:
     )
     key, mtype, value = parse_attribute('back:  { material:[ { value:"basswood" } ] }') or ("", "", "")
     assert (key, mtype) == ("back", "single_line_text_field") and "basswood" in value
+    # the source escapes an inch mark with a backslash, as well as writing it |"
+    assert parse_attribute('batteries:  { value:"4-\\"c\\" batteries" }') == (
+        "batteries",
+        "single_line_text_field",
+        '4-"c" batteries',
+    )
 
 
 def test_a_pqa_file_becomes_a_shop_and_cases_with_store_authored_evidence_only(tmp_path: Path) -> None:
@@ -161,12 +170,13 @@ def test_a_pqa_file_becomes_a_shop_and_cases_with_store_authored_evidence_only(t
         ["1", "A1", "2", "does it come with batteries?", "great toy, batteries included!", "1", "review", "h"],
         ["2", "A1", "3", "is it loud?", "my kids love how loud it is", "1", "CQA", "h"],
         ["2", "A1", "4", "is it loud?", "A friendly robot that sings songs.", "0", "Desc", "h"],
+        ["3", "A1", "5", "how big is it?", 'It stands 8\\" tall.', "1", "Desc", "h"],
     ]
     tsv.write_text("\n".join("\t".join(r) for r in rows) + "\n")
     (tmp_path / "LICENSE").write_text("CDLA-Sharing-1.0")
     shop, case_file, count = convert(tsv, tmp_path / "out")
     cases = [json.loads(line) for line in case_file.read_text().splitlines()]
-    assert count == 2 and (tmp_path / "out" / "LICENSE").exists()
+    assert count == 3 and (tmp_path / "out" / "LICENSE").exists()
     by_query = {c["query"]: c for c in cases}
     assert by_query["does it come with batteries?"]["expect"]["answerable"] is True
     assert by_query["is it loud?"]["expect"]["answerable"] is False  # only a community answer says so
@@ -174,6 +184,9 @@ def test_a_pqa_file_becomes_a_shop_and_cases_with_store_authored_evidence_only(t
     assert len(products) == 1
     text = json.dumps(products)
     assert "friendly robot" in text and "kids love" not in text and "great toy" not in text
+    # an inch mark the source escapes with a backslash is shown, and expected, as the page writes it
+    assert "stands 8&quot; tall" in text and "\\\\" not in text
+    assert by_query["how big is it?"]["expect"]["evidence_any"] == [['It stands 8" tall']]
 
 
 # ---------------------------------------------------------------------------------------------------- end to end
@@ -661,3 +674,175 @@ def test_several_things_not_recorded_are_said_in_one_sentence_naming_the_product
     text = plain(ask(query, [_gid(505)]))
     assert expected in text, text
     assert text.count("The Daily Balm") == 1 and text.count(NOT_RECORDED) == 1, text
+
+
+# --------------------------------------------------------------------------- counts, measures, empty commerce readings
+
+FIGURES_PRODUCTS = [
+    _product(601, "Pretend Fuel Pump", "<p>This pretend gas pump can be used indoors or out.</p>"),
+    _product(607, "Stone Garden Gnome", "<p>Frost-proof stone: it can be left outside all year.</p>"),
+    {
+        **_product(608, "Ball Pit Popper", "<p>Includes a popper base, a chute, a tray and five soft balls.</p>"),
+        "variants": [{"id": 6080, "title": "Default Title", "price": None}],  # no price, no stock recorded
+    },
+    _product(602, "Classic Plush Doll", "<p>A cuddly 16in classic plush doll.</p>"),
+    _product(
+        603,
+        "Harbour Dawn Jigsaw",
+        "<p>A family jigsaw of a harbour at dawn.</p><p>Made in 2019, the pieces are cut from thick card.</p>"
+        "<p>Artist: R. Vale: item 517: 1000 pieces.</p>",
+    ),
+    {
+        **_product(
+            605,
+            "Palm Drone",
+            "<ul><li>battery type: lithium polymer, batteries for the remote not included</li><li>great for "
+            "beginners</li></ul><p>It is small and agile, fast yet precise to control.</p>",
+        ),
+        "metafields": [
+            {
+                "namespace": "specs",
+                "key": "num_batteries",
+                "value": '["quantity 1; type lithium polymer", "quantity 6; type aa"]',
+                "type": "list.single_line_text_field",
+            },
+            {"namespace": "specs", "key": "number_of_channels", "value": "3", "type": "number_integer"},
+        ],
+    },
+    _product(606, "Fold-Flat Play Table", "<p>A play table that folds flat.</p><p>Storage dimensions: 36 x 36 in.</p>"),
+    {
+        **_product(609, "Trail Phone", "<p>A rugged phone for long walks.</p>"),
+        "metafields": [
+            {"namespace": "specs", "key": key, "value": value, "type": "single_line_text_field"}
+            for key, value in [
+                ("display", "size 5.5 inches"),
+                ("item_dimensions", "width 3.1 inches; length 6.2 inches; height 0.3 inches"),
+                ("item_package_dimensions", "length 8 centimeters; width 16 centimeters; height 4 centimeters"),
+                ("item_weight", "285 g"),
+                ("item_package_weight", "0.65 kg"),
+                ("digital_storage_capacity", "128 GB"),
+                ("color", "graphite"),
+                ("operating_system", "android 12"),
+                ("wireless_carrier", "unlocked"),
+                ("model_year", "2022"),
+                ("connectivity_technology", "bluetooth, wi-fi, usb"),
+                ("included_components", "charging cable, sim tool"),
+            ]
+        ],
+    },
+    {
+        **_product(604, "Pocket Card Game", "<p>A quick card game for a rainy afternoon.</p>"),
+        "metafields": [
+            {"namespace": "specs", "key": "number_of_players", "value": "string", "type": "single_line_text_field"}
+        ],
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def ask_figures(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Asker]:
+    files = {"shop.toml": SHOP_TOML, "products.json": json.dumps({"products": FIGURES_PRODUCTS})}
+    index = build_inline_shop(tmp_path_factory.mktemp("figures") / "tidewater", files, embedder)
+    engine = Engine.open(index, embedder=embedder)
+    yield Asker(engine, "figures-test")
+    engine.close()
+
+
+def test_where_a_product_may_be_left_is_not_a_stock_question(ask_figures: Asker) -> None:
+    data = ask_figures("can this be left outside?", [_gid(601)])
+    text = plain(data)
+    assert "in stock" not in text, text
+    assert "Pretend Fuel Pump" in text or "indoors or out" in text, text
+    assert "Gnome" not in text and "all year" not in text, text  # the product asked about, not another one
+    assert [link["id"] for link in product_links(data)] == [_gid(601)]
+
+
+def test_a_stock_reading_with_no_stock_recorded_is_still_answered_about_the_product(ask_figures: Asker) -> None:
+    # "available" reads as a stock question; the product records no stock, so its own units answer or are missing
+    data = ask_figures("are additional balls available to purchase?", [_gid(608)])
+    text = plain(data)
+    assert "couldn't find" not in text, text
+    assert "Ball Pit Popper" in text or "five soft balls" in text, text
+    assert [link["id"] for link in product_links(data)] == [_gid(608)]
+
+
+def test_a_sentence_stating_the_measure_asked_answers_a_dimensions_question(ask_figures: Asker) -> None:
+    text = plain(ask_figures("how tall is it?", [_gid(602)]))
+    assert "16in" in text, text
+    assert NOT_RECORDED not in text, text
+
+
+def test_a_count_asked_is_answered_by_the_sentence_giving_that_count() -> None:
+    from ask_engine.answering.addressing import counted_stems, states_count, ways_of
+
+    counted = counted_stems("How many pieces is it?")
+    assert counted == frozenset({"piec"})
+    assert states_count("Artist: R. Vale: item 517: 1000 pieces.", counted)
+    assert states_count("For 2-12 players, ages 7 and up.", counted_stems("how many players?"))
+    assert states_count("Requires 3 AA batteries (not included).", counted_stems("how many batteries does it take?"))
+    # a number before a pause, or another thing counted, is not the count asked
+    assert not states_count("Made in 2019, the pieces are cut from thick card.", counted)
+    assert not states_count("Comes with 2 spare cards.", counted)
+    assert counted_stems("What is it made of?") == frozenset()
+    units = description_units(
+        "Made in 2019, the pieces are cut from thick card. Artist: R. Vale: item 517: 1000 pieces."
+    )
+    assert ["measure" in w for w in ways_of("how many pieces is it?", units)] == [False, True]
+
+
+def test_an_unfilled_export_value_is_not_offered_as_a_fact(ask_figures: Asker) -> None:
+    text = plain(ask_figures("how many players can play?", [_gid(604)]))
+    assert "string" not in text.lower(), text
+
+
+def test_a_fact_whose_key_names_the_attribute_in_the_plural_answers_it(ask_figures: Asker) -> None:
+    text = plain(ask_figures("does this require batteries?", [_gid(605)]))
+    assert "quantity 6; type aa" in text, text  # the recorded fact, not only the description's battery line
+    assert NOT_RECORDED not in text, text
+
+
+def test_what_is_the_size_is_answered_by_a_stated_length_when_no_size_is_an_option(ask_figures: Asker) -> None:
+    text = plain(ask_figures("what is the size?", [_gid(606)]))
+    assert "36 x 36 in" in text, text
+    assert NOT_RECORDED not in text, text
+
+
+def test_the_measurements_of_a_part_are_answered_by_its_recorded_length(ask_figures: Asker) -> None:
+    text = plain(ask_figures("what are the measurements of the screen?", [_gid(609)]))
+    assert "size 5.5 inches" in text, text
+    assert NOT_RECORDED not in text, text
+
+
+def test_an_attribute_the_product_records_is_never_said_to_be_missing(ask_figures: Asker) -> None:
+    # "capacity" is recorded (as the storage capacity), whether or not the ranker lets that fact answer outright
+    text = plain(ask_figures("how much can this hold?", [_gid(609)]))
+    assert "not recorded the capacity" not in text, text
+    assert "128 GB" in text, text
+
+
+def test_not_recorded_never_names_an_attribute_the_product_records() -> None:
+    from ask_engine.answering.facts import _predicate
+    from ask_engine.answering.gaps import product_gaps
+    from ask_engine.language import parse_query
+
+    def product(title: str, *facts: Fact) -> Document:
+        return Document(
+            id=f"product:{title}", kind="product", title=title, url="u", link_type="product", source="s", facts=facts
+        )
+
+    doc = product(
+        "Trail Phone",
+        Fact("digital_storage_capacity", "Digital storage capacity", "128 GB"),
+        Fact("color", "Color", "grey"),
+    )
+    recorded = parse_query("how much can this hold?")
+    assert recorded.concepts == ("capacity",)
+    # the capacity is recorded: "not recorded" may only say so in the question's own words, or as "that"
+    assert "capacity" not in (_predicate(recorded, doc) or "")
+    assert all(g.key != "capacity" for g in product_gaps(recorded, doc))
+    missing = parse_query("how much does it weigh?")
+    assert _predicate(missing, doc) == "the weight of the Trail Phone"
+    assert [g.key for g in product_gaps(missing, doc)] == ["weight"]
+    # sizes or colours the product is sold in are the commerce answer's; they record no dimensions
+    sized = product("Tee", Fact("size_options", "Sizes", "S, M, L", "field"))
+    assert _predicate(parse_query("what are the dimensions?"), sized) == "the dimensions of the Tee"

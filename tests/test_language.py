@@ -108,6 +108,11 @@ def test_fact_keys_match_whole_parts() -> None:
     assert fact_key_matches("waterproof_rating", "waterproof")
     assert fact_key_matches("material", "material")
     assert not fact_key_matches("waterproofing_notes", "waterproof")
+    # a part in the plural is the same attribute: `num_batteries` records the battery
+    assert fact_key_matches("num_batteries", "battery")
+    assert fact_key_matches("gift_boxes", "box")
+    assert not fact_key_matches("packages", "age")
+    assert not fact_key_matches("num_batteries", "battery_life")
 
 
 def test_small_phrasing_helpers() -> None:
@@ -171,7 +176,33 @@ def test_a_shops_own_word_is_read_beside_the_synonym_a_shopper_used(text: str, e
         ("Is the package light?", "weight", True),
         ("Is this an LED light?", "weight", False),  # a lamp, not a weight
         ("Is the light beneath bright enough to trace with?", "weight", False),
+        ("4 brand new c batteries and it's not turning on?", "brand", False),  # new, not who makes it
+        ("Is it a brand-new item?", "brand", False),
+        ("What brand is the motor?", "brand", True),
+        ("Who is this by?", "brand", True),
+        ("Who are these made by?", "brand", True),
+        ("Who is this for?", "brand", False),
+        ("Is it tested on animals?", "vegan", True),
+        ("Does it contain animal products?", "vegan", True),
+        ("What sort of animal is this for?", "vegan", False),  # which pet, not what it is made of
+        ("Does it come with animal figures?", "vegan", False),
     ],
 )
 def test_attribute_cues_read_everyday_phrases(text: str, concept: str, expected: bool) -> None:
     assert mentions_concept(text, concept) is expected
+
+
+@pytest.mark.parametrize(
+    ("query", "stock"),
+    [
+        ("Any left?", True),
+        ("How many are left in size 9?", True),
+        ("Have you got any left in blue?", True),
+        ("Can this be left outside?", False),  # where it may stay, not how many remain
+        ("Can it be left plugged in overnight?", False),
+        ("Does the left shoe run small?", False),
+        ("Is it for left-handed people?", False),
+    ],
+)
+def test_left_reads_as_stock_only_when_it_asks_what_remains(query: str, stock: bool) -> None:
+    assert parse_query(query).stock is stock

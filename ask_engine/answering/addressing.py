@@ -1,8 +1,8 @@
 """Whether an answer unit addresses what a question asks, read from the words alone.
 
 A unit addresses a question when it states the kind of figure the question asks for ("how bright?" and "800
-lumens", "how long does it take?" and "3 to 5 business days"), or uses one of the question's own content words
-beyond the product's name ("when should I replace it?" and "Replace the chain once it has stretched by 0.5%"). The
+lumens", "how long does it take?" and "3 to 5 business days", "how many pieces?" and "1000 pieces"), or uses one
+of the question's own content words beyond the product's name ("when should I replace it?" and "Replace the chain once it has stretched by 0.5%"). The
 ranker's probability says how likely a unit answers; this says how it speaks to the question, and a unit that does
 may answer below the ranker's bar (`Ranker.addressed_bars`, one per way, calibrated on the same product-QA data by
 `python -m ask_engine.answering.calibrate`). The kinds of figure and their units of measure are data:
@@ -27,7 +27,9 @@ __all__ = [
     "asked_figure_values",
     "asked_figures",
     "asked_measures",
+    "counted_stems",
     "measures",
+    "states_count",
     "ways_of",
 ]
 
@@ -107,12 +109,46 @@ def addressed_by(
     return ways_of(question, [unit], name_stems=name_stems, language=language)[0]
 
 
+@lru_cache(maxsize=8)
+def _counted_questions(language: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p) for p in lexicon(language).get("counted_questions", ()))
+
+
+def counted_stems(question: str, language: str = "en") -> frozenset[str]:
+    """The stems of the things `question` asks the number of ("how many pieces is it?" → {"piec"}); lexicon
+    "counted_questions"."""
+    low = " ".join(normalize(question).lower().split())
+    words = [m.group(1) for pattern in _counted_questions(language) for m in pattern.finditer(low)]
+    return content_stems(" ".join(words)) if words else frozenset()
+
+
+_COUNT_WORD = re.compile(r"\d(?:[\d.,]*\d)?(?:\s*(?:-|–|to)\s*\d(?:[\d.,]*\d)?)?|[\w'-]+|[,;:.!?()]")
+
+
+def states_count(text: str, counted: frozenset[str]) -> bool:
+    """`text` gives a number of one of the `counted` things: a number followed within three words by it ("1000
+    pieces", "for 2-12 players", "3 AA batteries")."""
+    if not counted:
+        return False
+    tokens = _COUNT_WORD.findall(text.lower())
+    for i, token in enumerate(tokens):
+        if not token[0].isdigit():
+            continue
+        for after in tokens[i + 1 : i + 4]:
+            if not after[0].isalnum():
+                break  # "made in 2019, the pieces are big" gives no count of pieces
+            if content_stems(after) & counted:
+                return True
+    return False
+
+
 def ways_of(
     question: str, units: Sequence[Unit], *, name_stems: frozenset[str] = frozenset(), language: str = "en"
 ) -> list[frozenset[str]]:
     """`addressed_by` for each of `units`, reading the question once."""
     asked = {c.name for c in CONCEPTS if concept_words(question, c.name)}
     figures = asked_measures(question, language)
+    counted = counted_stems(question, language) - name_stems
     words = content_stems(question) - name_stems
     out = []
     for unit in units:
@@ -122,7 +158,9 @@ def ways_of(
         # "Waterproof rating: 28,000 mm"
         # ("800 kcal" for "how many calories?" still answers when the same unit also says "freeze-dried")
         other_attribute = bool(asked) and bool(named - asked) and not named & asked
-        if not other_attribute and any(m.states.search(unit.text) for m in figures):
+        if not other_attribute and (
+            any(m.states.search(unit.text) for m in figures) or states_count(unit.text, counted)
+        ):
             ways.add("measure")
         # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?"
         # against a unit that talks about water resistance answers no more often than the ranker's probability says.

@@ -18,6 +18,7 @@ from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import _NUMBER, _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
+    CONCEPTS,
     CONCEPTS_BY_NAME,
     PREPOSITIONS,
     Intent,
@@ -174,7 +175,7 @@ def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact
         if (overlap and sim >= FACT_SEMANTIC_WITH_WORD) or sim >= FACT_SEMANTIC:
             scored.append((float(sim) + 0.2 * overlap, fact))
     scored.sort(key=lambda x: -x[0])
-    return [_safe_fact(f) for _, f in scored[:1] if _safe_fact(f).value]
+    return [_safe_fact(f) for _, f in scored[:1] if usable_value(_safe_fact(f).value)]
 
 
 def _safe_fact(fact: Fact) -> Fact:
@@ -208,13 +209,27 @@ def _ranking_probe(work: _Work, doc: Document) -> str:
 
 
 def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
-    """What is recorded that comes closest to an unrecorded attribute: the lexicon's related keys, else the most
-    similar fact."""
+    """What is recorded that comes closest to an unrecorded attribute: a fact keyed by the asked attribute itself,
+    the lexicon's related keys, else the most similar fact."""
     facts = [
         f
         for f in _facts(doc)
         if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options") and usable_value(f.value)
     ]
+    # the asked attribute itself, where a fact records it that was too far from the question to answer it ("how much
+    # can it hold?" and "Digital storage capacity: 128 gb"), when the ranker sees it as related at all
+    probability = {unit.key: p for p, unit in ranked if unit.kind == "fact"}
+    asked = [
+        f
+        for name in work.intent.concepts
+        for f in facts
+        if any(fact_key_matches(f.key, key) for key in CONCEPTS_BY_NAME[name].keys)
+        and probability.get(f.key, 0.0) >= RELATED_BAR
+    ]
+    if asked:
+        nearest = max(asked, key=lambda f: probability[f.key])
+        work.notes.append(f"related (asked): {probability[nearest.key]:.2f} {nearest.key}")
+        return [_safe_fact(nearest)]
     for name in work.intent.concepts:
         for key in CONCEPTS_BY_NAME[name].related:
             for fact in facts:
@@ -420,13 +435,39 @@ def _subject(doc: Document, md: bool = False) -> str:
     return f"the **{doc.title}**" if md else f"the {doc.title}"
 
 
+@lru_cache(maxsize=4096)
+def _key_concepts(key: str) -> frozenset[str]:
+    """The lexicon attributes a fact key records ("item_package_weight" → weight)."""
+    return frozenset(c.name for c in CONCEPTS if any(fact_key_matches(key, want) for want in c.keys))
+
+
+def _recorded_concepts(doc: Document) -> frozenset[str]:
+    """The lexicon attributes `doc` records a usable fact for, by key ("digital_storage_capacity" records the
+    capacity): the shop has recorded them, whether or not that fact answered the question. Options (sizes, colours)
+    are the commerce answer's to report."""
+    keys = [
+        f.key
+        for f in doc.facts
+        if f.key not in _COMMERCE_KEYS and not f.key.endswith("_options") and usable_value(f.value)
+    ]
+    return frozenset().union(*(_key_concepts(key) for key in keys))
+
+
+def _unrecorded(intent: Intent, doc: Document) -> tuple[str, ...]:
+    """The attributes the question names that `doc` records nothing for."""
+    recorded = _recorded_concepts(doc) if intent.concepts else frozenset()
+    return tuple(name for name in intent.concepts if name not in recorded)
+
+
 def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
     """What the shop has not recorded, phrased from the question: "whether the X is waterproof", "the warranty of
-    the X", "how long the X burns". None when no safe phrasing exists (the caller says "that")."""
+    the X", "how long the X burns". None when no safe phrasing exists (the caller says "that"). An attribute the
+    product records a fact for is never said to be missing ("how much can it hold?" when only a storage capacity is
+    recorded, and too far from the question to answer it): the question's own words are phrased instead."""
     subject = _subject(doc, md)
     plural = _is_plural_title(doc.title)
     be = "are" if plural else "is"
-    for name in intent.concepts:
+    for name in _unrecorded(intent, doc):
         concept = CONCEPTS_BY_NAME[name]
         # "is it waterproof?" asks for the adjective; "what's the waterproof rating?" asks for a value
         if intent.yes_no and concept.adjective and intent.wh in (None, "which"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ask_engine.answering.facts import _asked_phrase, _is_plural_title
+from ask_engine.answering.facts import _asked_phrase, _is_plural_title, _unrecorded
 from ask_engine.answering.query import _attribute_stems
 from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems, word_list
 from ask_engine.types import Document, Gap
@@ -15,13 +15,15 @@ _QUANTITY_WORDS = word_list("quantity_words")  # "how much … this one": they n
 
 
 def product_gaps(intent: Intent, doc: Document) -> list[Gap]:
-    """The attributes of `doc` a question asked for: each lexicon concept it names (with the fact key that would
-    answer it), else what the question asks in its own words with "it" for the product, as the "not recorded"
-    sentence phrases it ("whether it comes with a rain cover"), else its content words beside the product's name."""
-    if intent.concepts:
+    """The attributes of `doc` a question asked for: each lexicon concept it names that the product records no fact
+    for (with the fact key that would answer it), else what the question asks in its own words with "it" for the
+    product, as the "not recorded" sentence phrases it ("whether it comes with a rain cover"), else its content
+    words beside the product's name."""
+    missing = _unrecorded(intent, doc)
+    if missing:
         return [
             Gap(field=CONCEPTS_BY_NAME[name].noun, key=CONCEPTS_BY_NAME[name].keys[0], doc_id=doc.id)
-            for name in dict.fromkeys(intent.concepts)
+            for name in dict.fromkeys(missing)
         ]
     plural = _is_plural_title(doc.title)
     asked = _asked_phrase(intent, doc, "they" if plural else "it", "are" if plural else "is", plural)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
 from ask_engine.answering.facts import (
@@ -107,7 +108,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         )
     sold = _commerce(work, doc) if commerce else _Answer()
     answer.extend(sold)
-    attribute_ran = bool(intent.concepts) or not commerce or sold.not_recorded
+    # a price/stock/option reading that finds nothing to say ("can this be left outside?" is not "any left?") leaves
+    # the question to the product's recorded units, as any other question
+    attribute_ran = bool(intent.concepts) or not commerce or sold.not_recorded or not sold.sentences
     if attribute_ran:
         recorded = _attribute(work, doc, standalone=not commerce)
         found = bool(recorded.sentences) and not recorded.not_recorded
@@ -117,7 +120,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             answer.sentences = [s for s in answer.sentences if s not in sold.sentences or s.kind != "meta"]
             answer.not_recorded = False
             answer.gaps = [g for g in answer.gaps if g not in sold.gaps]
-        if found or intent.concepts or not commerce:
+        if found or intent.concepts or not commerce or not sold.sentences:
             answer.extend(recorded)
     if not answer.sentences:
         return None
@@ -270,8 +273,8 @@ def _tied_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) ->
 
 def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable[[str], bool]:
     """A test of whether a sentence names what the question asks about this product: an attribute the lexicon reads
-    in the question (other than one its name already says), or, with `words`, a word of the question beyond the
-    product's name."""
+    in the question (other than one its name already says), a figure of the kind the question asks for (lexicon
+    "measures"), or, with `words`, a word of the question beyond the product's name."""
     concepts = work.intent.concepts
     kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
     # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
@@ -282,8 +285,15 @@ def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable
         shared = _attribute_stems(work.intent, doc) | content_stems(" ".join(_names_in(work.intent.text)))
         shared -= _title_stems(doc) | _reference_stems(work.intent.text, doc)
 
+    # ... or the kind of figure the question asks for: "16in" states how tall, "27 x 19 x 24 in" how wide
+    figures = asked_measures(work.intent.text)
+
     def states(text: str) -> bool:
-        return any(mentions_concept(text, c) for c in wanted) or bool(shared & content_stems(text))
+        return (
+            any(mentions_concept(text, c) for c in wanted)
+            or bool(shared & content_stems(text))
+            or any(m.states.search(text) for m in figures)
+        )
 
     return states
 

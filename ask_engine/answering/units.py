@@ -22,8 +22,11 @@ UnitKind = Literal["fact", "option", "identity", "description"]
 # Facts answered by the price / stock / SKU logic, from the variants, not by attribute matching.
 COMMERCE_KEYS = frozenset({"price", "sale", "availability", "compare_at_price", "sku", "barcode"})
 IDENTITY_KEYS = frozenset({"vendor", "product_type", "category"})
-# Shopify writes these for a product without options; they name nothing.
-PLACEHOLDER_VALUES = frozenset({"default title", "default", "title"})
+# They name nothing: what Shopify writes for a product without options, and what export tools write into a field
+# nobody filled (a schema's type name, "string"; JavaScript's and pandas' empty values)
+PLACEHOLDER_VALUES = frozenset(
+    {"default title", "default", "title", "string", "null", "undefined", "nan", "[object object]"}
+)
 _LIST_ITEM_CHARS = 90  # a line this short after a "…:" lead-in is one of its items
 _HEADING_WORDS = 4
 _LABELLED_LINE = re.compile(r"^[A-Z][^:]{0,30}:\s+\S")  # "Includes: …", "Length: 135 mm": a label and its value
