@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -846,3 +847,11 @@ def test_not_recorded_never_names_an_attribute_the_product_records() -> None:
     # sizes or colours the product is sold in are the commerce answer's; they record no dimensions
     sized = product("Tee", Fact("size_options", "Sizes", "S, M, L", "field"))
     assert _predicate(parse_query("what are the dimensions?"), sized) == "the dimensions of the Tee"
+
+
+def test_who_makes_it_gets_the_recorded_brand_and_never_that_it_is_missing(ask_figures: Asker) -> None:
+    for query in ("Who makes it?", "Who is this by?"):
+        text = plain(ask_figures(query, [_gid(601)]))
+        # the vendor every test product has ("Tidewater"; the shop's name, "Tidewater Supply", does not count)
+        assert re.search(r"[Bb]rand (?:of the Pretend Fuel Pump )?is Tidewater\b", text), (query, text)
+        assert "not recorded the brand" not in text, (query, text)

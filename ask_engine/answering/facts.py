@@ -218,12 +218,14 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
     ]
     # the asked attribute itself, where a fact records it that was too far from the question to answer it ("how much
     # can it hold?" and "Digital storage capacity: 128 gb"), when the ranker sees it as related at all
-    probability = {unit.key: p for p, unit in ranked if unit.kind == "fact"}
+    # (the brand and type count here: "who makes it?" asks for the brand)
+    probability = {unit.key: p for p, unit in ranked if unit.kind in ("fact", "identity")}
     asked = [
         f
         for name in work.intent.concepts
-        for f in facts
-        if any(fact_key_matches(f.key, key) for key in CONCEPTS_BY_NAME[name].keys)
+        for f in _facts(doc)
+        if usable_value(f.value)
+        and any(fact_key_matches(f.key, key) for key in CONCEPTS_BY_NAME[name].keys)
         and probability.get(f.key, 0.0) >= RELATED_BAR
     ]
     if asked:
