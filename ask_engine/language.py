@@ -401,6 +401,7 @@ def parse_query(query: str) -> Intent:
     )
 
 
+@lru_cache(maxsize=1024)
 def _plurals(word: str) -> frozenset[str]:
     """`word` and its regular English plurals ("battery" → "batteries", "box" → "boxes")."""
     forms = {word, word + "s", word + "es"}
@@ -415,5 +416,5 @@ def fact_key_matches(key: str, wanted: str) -> bool:
     key = key.lower()
     if key == wanted or key.startswith(wanted + "_"):
         return True
-    parts = key.split("_")
-    return wanted in parts or ("_" not in wanted and bool(_plurals(wanted) & set(parts)))
+    # a key part never holds "_", so a many-word `wanted` matches only as above
+    return "_" not in wanted and not _plurals(wanted).isdisjoint(key.split("_"))

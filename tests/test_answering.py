@@ -687,12 +687,6 @@ FIGURES_PRODUCTS = [
         "variants": [{"id": 6080, "title": "Default Title", "price": None}],  # no price, no stock recorded
     },
     _product(602, "Classic Plush Doll", "<p>A cuddly 16in classic plush doll.</p>"),
-    _product(
-        603,
-        "Harbour Dawn Jigsaw",
-        "<p>A family jigsaw of a harbour at dawn.</p><p>Made in 2019, the pieces are cut from thick card.</p>"
-        "<p>Artist: R. Vale: item 517: 1000 pieces.</p>",
-    ),
     {
         **_product(
             605,

@@ -2,9 +2,9 @@
 
 A unit addresses a question when it states the kind of figure the question asks for ("how bright?" and "800
 lumens", "how long does it take?" and "3 to 5 business days", "how many pieces?" and "1000 pieces"), or uses one
-of the question's own content words beyond the product's name ("when should I replace it?" and "Replace the chain once it has stretched by 0.5%"). The
-ranker's probability says how likely a unit answers; this says how it speaks to the question, and a unit that does
-may answer below the ranker's bar (`Ranker.addressed_bars`, one per way, calibrated on the same product-QA data by
+of the question's own content words beyond the product's name ("when should I replace it?" and "Replace the chain
+once it has stretched by 0.5%"). The ranker's probability says how likely a unit answers; this says how it speaks
+to the question, and a unit that does may answer below the ranker's bar (`Ranker.addressed_bars`, one per way, calibrated on the same product-QA data by
 `python -m ask_engine.answering.calibrate`). The kinds of figure and their units of measure are data:
 `lexicon/<language>.json`, "measures".
 """

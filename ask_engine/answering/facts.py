@@ -224,9 +224,7 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
         f
         for name in work.intent.concepts
         for f in _facts(doc)
-        if usable_value(f.value)
-        and any(fact_key_matches(f.key, key) for key in CONCEPTS_BY_NAME[name].keys)
-        and probability.get(f.key, 0.0) >= RELATED_BAR
+        if name in _key_concepts(f.key) and probability.get(f.key, 0.0) >= RELATED_BAR and usable_value(f.value)
     ]
     if asked:
         nearest = max(asked, key=lambda f: probability[f.key])
