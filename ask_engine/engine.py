@@ -30,7 +30,7 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.indexes import ShopIndex, live_version
-from ask_engine.language import with_shop_synonyms
+from ask_engine.language import text_cue, with_shop_synonyms
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
@@ -52,6 +52,11 @@ if TYPE_CHECKING:
     from ask_engine.insights.log import QuestionLog
 
 log = logging.getLogger(__name__)
+
+# "Which of your products are on sale?" (lexicon text cue "sale_listing"): the products with a sale price come with
+# the evidence, up to this many, however retrieval ranks them.
+_SALE_LISTING = text_cue("sale_listing")
+SALE_EVIDENCE_MAX = 6
 
 # Operations whose "how do I ...?" the shop's own pages usually explain ("cancel my order" → the cancellation FAQ).
 # A cart change, a discount or a stock hold has nothing to explain beyond "nothing was changed".
@@ -103,6 +108,29 @@ def _country_name(code: str) -> str | None:
 
     name = country_name(code)
     return None if name == code.upper() else re.sub(r"^the\s+", "", name)
+
+
+def _with_sale_products(
+    index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution
+) -> list[Evidence]:
+    """`evidence`, and after it the first passage of each product with a sale price it lacks (up to
+    SALE_EVIDENCE_MAX in all), when a question that names no product asks what is on sale: a list of them is the
+    answer, and retrieval ranks a few of them at best ("which of your products are on sale?" matches every product
+    page's "Price" equally)."""
+    out = list(evidence)
+    if resolution.doc_ids or not index.on_sale or not _SALE_LISTING.search(query.lower()):
+        return out
+    have = {ev.passage.doc_id for ev in out}
+    listed = [d for d in index.on_sale if d in have]
+    for doc_id in index.on_sale:
+        if len(listed) >= SALE_EVIDENCE_MAX:
+            break
+        passages = index.passages_of(doc_id)
+        if doc_id in have or not passages:
+            continue
+        listed.append(doc_id)
+        out.append(Evidence(len(out) + 1, passages[0], 0.0))
+    return out
 
 
 class Engine:
@@ -338,9 +366,8 @@ class Engine:
                 embedder = state.retriever.embedder
                 needed = state.retriever.needs_vector(query, resolution, mode=retrieval)
                 vector = embedder.embed_query(query) if needed else None
-                outcome.evidence = sanitize_evidence(
-                    state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
-                )
+                retrieved = state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
+                outcome.evidence = sanitize_evidence(_with_sale_products(index, retrieved, question.text, resolution))
             task = Task(
                 query=question.text,
                 evidence=outcome.evidence,

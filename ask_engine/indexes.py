@@ -491,6 +491,12 @@ class ShopIndex:
         """Passage vectors in row order (reconstructed from the vector index on first use)."""
         return self.vectors.vectors()
 
+    @cached_property
+    def on_sale(self) -> tuple[str, ...]:
+        """The ids of the products with a sale price, in catalogue order ("which of your products are on sale?" asks
+        for every one of them, not only those retrieval ranks first)."""
+        return tuple(d.id for d in self.documents.values() if d.kind == "product" and d.fact("sale") is not None)
+
     def passages_of(self, doc_id: str) -> list[Passage]:
         """The passages of one document, in order ([] for an unknown id)."""
         return list(self._by_doc.get(doc_id, ()))

@@ -778,6 +778,11 @@ def test_a_count_asked_is_answered_by_the_sentence_giving_that_count() -> None:
     # a number before a pause, or another thing counted, is not the count asked
     assert not states_count("Made in 2019, the pieces are cut from thick card.", counted)
     assert not states_count("Comes with 2 spare cards.", counted)
+    # a number word gives a count as a figure does (lexicon "number_words")
+    players = counted_stems("it is designed for how many players?")
+    assert states_count("This is perfect for two players who want quick games.", players)
+    assert states_count("Intended for one rider at a time.", counted_stems("how many riders can sit on it?"))
+    assert not states_count("The players love it, two thumbs up.", players)
     assert counted_stems("What is it made of?") == frozenset()
     units = description_units(
         "Made in 2019, the pieces are cut from thick card. Artist: R. Vale: item 517: 1000 pieces."

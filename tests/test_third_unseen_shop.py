@@ -882,3 +882,41 @@ def test_at_least_95_percent_of_the_checks_pass(answers: list[tuple[Check, list[
     )
     print(f"third unseen shop: {len(answers) - len(failures)} of {len(answers)} checks pass ({rate:.1%})\n{report}")
     assert rate >= 0.95, f"{rate:.1%} of {len(answers)} checks pass; failures:\n{report}"
+
+
+def _plain_answer(engine: Engine, query: str) -> str:
+    data = engine.ask({"query": query}, asker=ASKER).to_json()
+    assert schema_errors("ask_response", data) == [], data
+    return plain(data)
+
+
+def test_a_question_what_is_on_sale_lists_every_product_on_sale_however_retrieval_ranks_them(
+    shop_engine: Engine,
+) -> None:
+    # the cassette is on sale in one variant only; its page reads no closer to these questions than any other
+    for query in ("What's on sale?", "Is anything discounted right now?", "Which of your products are on sale?"):
+        text = _plain_answer(shop_engine, query)
+        assert "Sprocket Pro Floor Pump" in text and "Linkwell 10-Speed Cassette" in text, (query, text)
+        assert "CA$89.99" in text and "CA$64.99" in text, (query, text)
+    # a kind of goods named keeps those of that kind
+    text = _plain_answer(shop_engine, "Are any of your pumps on sale?")
+    assert "Sprocket Pro Floor Pump" in text and "Cassette" not in text, text
+    # a policy question that mentions a sale is not a request for the list
+    text = _plain_answer(shop_engine, "Can I return an item I bought on sale?")
+    assert "30-day return policy" in text and "Cassette" not in text, text
+
+
+def test_a_return_question_about_a_product_gets_the_policy_entry_naming_its_kind_not_a_tag_word(
+    shop_engine: Engine,
+) -> None:
+    # "Opened lubricants, sealants and cleaners" follows the lead-in "Certain types of items cannot be returned:"
+    text = _plain_answer(shop_engine, "Can I return an opened bottle of chain lube?")
+    assert re.search(r"cannot be returned: opened lubricants", text, re.I), text
+    # the pump is tagged "workshop": "Workshop services once the work has been done" is not its rule
+    text = _plain_answer(shop_engine, "Can I return the floor pump?")
+    assert "Workshop services" not in text and "30-day return policy" in text, text
+
+
+def test_a_shipping_question_about_a_product_gets_the_shipping_rule_naming_its_kind(shop_engine: Engine) -> None:
+    text = _plain_answer(shop_engine, "Can you ship the dry chain lube by air?")
+    assert "ground only" in text, text

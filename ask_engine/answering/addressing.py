@@ -29,6 +29,7 @@ __all__ = [
     "asked_measures",
     "counted_stems",
     "measures",
+    "number_words",
     "states_count",
     "ways_of",
 ]
@@ -125,14 +126,21 @@ def counted_stems(question: str, language: str = "en") -> frozenset[str]:
 _COUNT_WORD = re.compile(r"\d(?:[\d.,]*\d)?(?:\s*(?:-|–|to)\s*\d(?:[\d.,]*\d)?)?|[\w'-]+|[,;:.!?()]")
 
 
-def states_count(text: str, counted: frozenset[str]) -> bool:
-    """`text` gives a number of one of the `counted` things: a number followed within three words by it ("1000
-    pieces", "for 2-12 players", "3 AA batteries")."""
+@lru_cache(maxsize=8)
+def number_words(language: str = "en") -> frozenset[str]:
+    """The language's number words ("two", "dozen"): lexicon "number_words"."""
+    return frozenset(w.casefold() for w in lexicon(language).get("number_words", ()))
+
+
+def states_count(text: str, counted: frozenset[str], language: str = "en") -> bool:
+    """`text` gives a number of one of the `counted` things: a number, or a number word, followed within three words
+    by it ("1000 pieces", "for 2-12 players", "3 AA batteries", "for two players")."""
     if not counted:
         return False
     tokens = _COUNT_WORD.findall(text.lower())
+    numbers = number_words(language)
     for i, token in enumerate(tokens):
-        if not token[0].isdigit():
+        if not (token[0].isdigit() or token in numbers):
             continue
         for after in tokens[i + 1 : i + 4]:
             if not after[0].isalnum():
@@ -159,7 +167,7 @@ def ways_of(
         # ("800 kcal" for "how many calories?" still answers when the same unit also says "freeze-dried")
         other_attribute = bool(asked) and bool(named - asked) and not named & asked
         if not other_attribute and (
-            any(m.states.search(unit.text) for m in figures) or states_count(unit.text, counted)
+            any(m.states.search(unit.text) for m in figures) or states_count(unit.text, counted, language)
         ):
             ways.add("measure")
         # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?"

@@ -46,6 +46,8 @@ _THING_EDGES_RE = text_cue("thing_edges")
 _THING_END_RE = text_cue("thing_end")
 _POSSESSIVE_RE = text_cue("possessive")
 _SALE_RE = text_cue("on_sale")
+_SALE_LISTING_RE = text_cue("sale_listing")  # "what's on sale?", "is anything discounted?"
+_SALE_STEMS = word_stems("sale_words")
 _LIST_MAX = 6
 _SERVICE_VERBS = word_list("service_verbs")  # "do you rent bikes?" asks for a service, not for bikes
 
@@ -105,13 +107,17 @@ def product_header(doc: Document) -> str:
 def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
     """ "Do you sell tents?", "which jackets are waterproof?": the matching products, one sentence each."""
     task, intent = work.task, work.intent
-    if targets or not intent.catalogue:
+    sale_listing = bool(_SALE_LISTING_RE.search(intent.lower))
+    if targets or not (intent.catalogue or sale_listing):
         return None
     if work.listing:
         return _listed(work, work.listing)
-    if _SALE_RE.search(intent.lower):
+    if sale_listing or _SALE_RE.search(intent.lower):
         # "which of your products are on sale?": every product with a sale price, however its page reads
         on_sale = [d for d in task.documents.values() if d.kind == "product" and d.fact("sale") is not None]
+        # "are any of your pumps on sale?": those filed under a word the question names, when any is
+        kind = intent.stems - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS - _SALE_STEMS
+        on_sale = [d for d in on_sale if kind & _product_words(d)] or on_sale
         if on_sale:
             return _listed(work, on_sale)
     products: list[Document] = []

@@ -21,6 +21,7 @@ from ask_engine.answering.query import (
     _title_stems,
 )
 from ask_engine.answering.sentences import (
+    PRODUCT_RULE_BONUS,
     _bare_item,
     _fits,
     _heading_names,
@@ -112,6 +113,13 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # "these boots" names the product in view, which a policy does not mention: score on the rest of the words
     in_view = frozenset().union(*(_title_stems(d) | content_stems(d.product_type or "") for d in targets))
     _score(work, units, ignore=in_view)
+    if targets and intent.shipping:
+        # "can you ship the chain lube by air?": the shipping sentence naming the product's kind is its own rule
+        kinds = frozenset(w for d in targets for w in _kind_stems(d) if not w.isdigit())  # "Kirkstone 2" is no "Zone 2"
+        for u in units:
+            ships = u.evidence.passage.link_type == "shipping_policy" or bool(_SHIP_WORDS.search(u.text))
+            if u.evidence.passage.kind != "product" and ships and kinds & content_stems(u.text):
+                u.score += PRODUCT_RULE_BONUS
     # A bare "Yes." answers its own FAQ question: unless that question is this one, quoting it would answer this
     # one ("Do you offer click and collect?" - "Yes." from "Do you offer samples?")
     ranked = [
@@ -147,7 +155,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # a sentence or FAQ question that plainly answers is not second-guessed
     plainly = best.semantic >= 0.6 or best.context_semantic >= FAQ_QUESTION_MATCH
     work.plain_match = plainly
-    compounds = [] if plainly else _absent_compounds(work, units)
+    # ... nor is the policy's entry naming the product's kind ("Opened lubricants" for "an opened bottle of chain
+    # lube?"): the compound the question names is the product in view, not another thing
+    compounds = [] if plainly or specific is not None else _absent_compounds(work, units)
     if compounds:
         # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
         answer = _Answer(not_recorded=True, gaps=[shop_gap(c) for c in compounds])
@@ -183,7 +193,11 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
         # selling such goods, would mislead.
         answer = _Answer()
-        _quote(answer, specific, lead="" if _bare_item(specific) else _heading_lead(specific))
+        if specific.lead is not None:  # the lead-in says what the rule is ("... cannot be returned:")
+            lead = f"{specific.lead.text.strip()} "
+        else:
+            lead = "" if _bare_item(specific) else _heading_lead(specific)
+        _quote(answer, specific, lead=lead)
         for doc in targets:
             answer.use(doc.id)
         return answer
@@ -362,7 +376,8 @@ def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], in
     no product in view every kind of goods the question names ("can I return a gift card?"), if any."""
     if best.evidence.passage.kind == "product":
         return None
-    kinds = frozenset().union(*(_kind_stems(d) | _tag_stems(d) for d in targets))
+    kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+    tags = frozenset().union(*(_tag_stems(d) for d in targets)) - kinds
     asked = intent.stems - _PROCESS_STEMS - _GENERIC_QUERY_STEMS - _OFFER_STEMS
     if not targets and not asked:
         return None
@@ -375,13 +390,29 @@ def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], in
         )
         # only a list entry naming kinds of goods ("Gift cards.", "Candles that have been lit."): a full sentence
         # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
-        if not same_doc or not (_bare_item(u) or _kind_item(u)):
+        if not same_doc or not (_bare_item(u) or _kind_item(u) or _led_item(u)):
             continue
         words = content_stems(u.text)
         # with no product in view, only a returns question reads its goods against the policy's list
-        if (kinds & words) if targets else (returns and asked <= words):
+        if (kinds & words or tags & _head_stems(u.text)) if targets else (returns and asked <= words):
             return u
     return None
+
+
+def _head_stems(text: str) -> frozenset[str]:
+    """The stems of the words that end a noun phrase of `text`: those not followed by another content word
+    ("Coffee beans and other food": beans, food; "Workshop services once ...": services, not workshop). A product's
+    tag names its kind only as a head ("food"), not as a word qualifying another thing ("workshop services")."""
+    tokens = re.findall(r"[\w'’-]+|[^\w\s]", text)
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        stems = content_stems(token)
+        if not stems:
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if not (after and after[0].isalnum() and content_stems(after)):
+            out |= stems
+    return frozenset(out)
 
 
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
@@ -395,6 +426,14 @@ def _kind_item(unit: _Unit) -> bool:
     if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
         return False
     if unit.doc is not None and context.lower() == unit.doc.title.lower():
+        return False
+    return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
+
+
+def _led_item(unit: _Unit) -> bool:
+    """A short list entry after its lead-in that names goods ("Certain types of items cannot be returned:" - "Opened
+    lubricants, sealants and cleaners"): read with the lead-in, it is the rule for those goods."""
+    if unit.lead is None or unit.evidence.passage.kind == "product":
         return False
     return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
 

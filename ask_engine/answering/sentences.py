@@ -16,6 +16,10 @@ from ask_engine.faithfulness import split_sentences
 from ask_engine.language import content_stems, country_aliases, text_cue, word_list
 from ask_engine.types import Document, Evidence, Task
 
+# A shipping or returns sentence naming the kind of the product in view is that product's own rule ("Chain lube ...
+# travels by ground only"), and outranks the general one by this much.
+PRODUCT_RULE_BONUS = 0.35
+
 # A sentence that leans on the one before: "This does not affect...", "Indoors they're still returnable...".
 _ANAPHOR_START = text_cue("anaphor_start", re.I)
 _DURATION = text_cue("duration")

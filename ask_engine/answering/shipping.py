@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
-from ask_engine.answering.sentences import _DURATION, _fits, _quote, _score, _units
+from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
@@ -69,7 +69,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             # "how long?" / "how much?" is answered by the sentence with the duration or the price in it
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if intent.price and _MONEY.search(u.text) else 0.0
-            u.score += 0.35 if kinds & content_stems(u.text) else 0.0
+            u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
         pool.sort(key=lambda u: -u.score)
         chosen = [pool[0]]
         for u in pool[1:]:
