@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members
 from ask_engine.plaintext import normalize, word_set
@@ -259,6 +260,16 @@ def _cue_re(name: str) -> re.Pattern[str]:
 def text_cue(name: str, flags: int = 0) -> re.Pattern[str]:
     """The lexicon's `text_cues[name]` (English the answerer reads in questions and sentences) as one pattern."""
     return re.compile("|".join(_LEXICON["text_cues"][name]), flags)
+
+
+def lexicon_section(name: str) -> dict[str, Any]:
+    """One mapping of the lexicon by name ({} when the language has none)."""
+    return dict(_LEXICON.get(name, {}))
+
+
+def label_abbreviations() -> dict[str, str]:
+    """The lexicon's abbreviations a metafield key uses and its label spells out ("num" → "number of")."""
+    return dict(_LEXICON.get("label_abbreviations", {}))
 
 
 def word_list(name: str) -> frozenset[str]:

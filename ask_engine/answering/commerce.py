@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
-from ask_engine.answering.query import _product_words
+from ask_engine.answering.query import _head, _product_words
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
-from ask_engine.language import Intent, content_stems, join_and, stem, text_cue
+from ask_engine.language import Intent, content_stems, join_and, lexicon_section, stem, text_cue
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
 from ask_engine.types import Document, Gap, Sentence, Task, Variant
@@ -145,10 +146,17 @@ def _price(answer: _Answer, doc: Document, variants: list[Variant], cites: list[
         prices = {v.price for v in priced}
         if priced and len(prices) == 1 and len(priced) > 1 and all(usable_value(v.title) for v in priced):
             value = format_money(priced[0].price, currency)
+            before = {v.compare_at_price for v in priced}
+            first = priced[0]
+            if len(before) == 1 and first.compare_at_price and _greater(first.compare_at_price, first.price or "0"):
+                value += f", reduced from {format_money(first.compare_at_price, currency)}"
+            # the option value they share names them ("in L"), else their titles
+            shared = [val for name, val in first.options if all(dict(v.options).get(name) == val for v in variants)]
+            which = " / ".join(shared) if shared else join_and([v.title for v in priced])
             answer.claim(
-                f"The price of the {title} in {join_and([v.title for v in priced])} is {value}",
+                f"The price of the {title} in {which} is {value}",
                 cites,
-                markdown=f"The price of the **{title}** in {join_and([v.title for v in priced])} is {value}",
+                markdown=f"The price of the **{title}** in {which} is {value}",
             )
             return
         for v in priced:
@@ -227,7 +235,7 @@ def _asks_sku(intent: Intent) -> bool:
 
 def _named_option(intent: Intent, doc: Document) -> bool:
     """True when the question names one of the product's options by its name ("scents", "finishes")."""
-    return any(content_stems(name) & intent.stems for name, values in _options(doc) if len(values) > 1)
+    return any(_head(name) in intent.stems for name, values in _options(doc) if len(values) > 1)
 
 
 def _is_colour_option(name: str) -> bool:
@@ -258,6 +266,7 @@ def _match_options(
             if not hit and _is_size_option(name):
                 tokens = re.findall(r"[a-z0-9.]+", low)
                 hit = any(n in tokens for n in intent.numbers) and len(values) > 1
+                hit = hit or value in _named_sizes(intent.text, values)  # "the large" is size L
             if hit:
                 chosen.setdefault(name, []).append(value)
     missing: list[tuple[str, str]] = []
@@ -273,13 +282,36 @@ def _match_options(
     return chosen, missing[:1]
 
 
+@lru_cache(maxsize=1)
+def _size_words() -> dict[str, tuple[str, ...]]:
+    return {k.casefold(): tuple(v) for k, v in lexicon_section("size_words").items()}
+
+
+def _named_sizes(question: str, values: tuple[str, ...]) -> list[str]:
+    """The size values the question names: as written ("XL", "size m", "Medium") or by their size words ("large")."""
+    text = f" {question} "
+    found: list[str] = []
+    words = _size_words()
+    spellings = [(w, v) for v in values for w in (v, *words.get(v.casefold(), ()))]
+    for spelling, value in sorted(spellings, key=lambda s: -len(s[0])):
+        flags = re.IGNORECASE if len(spelling) > 2 or spelling != value else 0
+        pattern = re.compile(rf"(?<![\w'-]){re.escape(spelling)}(?![\w'-])", flags)
+        if len(spelling) <= 2 and spelling == value and not pattern.search(text):
+            pattern = re.compile(rf"\bsize\s+{re.escape(spelling)}\b", re.IGNORECASE)
+        if pattern.search(text):
+            text = pattern.sub(" ", text)  # "extra large" is XL, not L as well
+            if value not in found:
+                found.append(value)
+    return found
+
+
 def _named_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
     """The options a "what colours/sizes does it come in?" question names (none when it names none of them)."""
     asked = []
     for name, values in options:
-        stem = content_stems(name)
+        # an option is named by what it is ("weight" of "Dog Weight"), not by a word qualifying it ("dog")
         if (
-            stem & intent.stems
+            _head(name) in intent.stems
             or (_is_colour_option(name) and _ASKS_COLOUR.search(intent.lower))
             or (_is_size_option(name) and _ASKS_SIZE.search(intent.lower))
         ):

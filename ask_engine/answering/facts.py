@@ -208,6 +208,23 @@ def _ranking_probe(work: _Work, doc: Document) -> str:
     return text if content_stems(text) else probe
 
 
+def _asked_fact(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> Fact | None:
+    """The fact keyed by the attribute the question asks about, when it was too far from the question to answer it
+    and the ranker still sees it as related (RELATED_BAR): the nearest thing the shop records."""
+    probability = {unit.key: p for p, unit in ranked if unit.kind in ("fact", "identity")}
+    asked = [
+        f
+        for name in work.intent.concepts
+        for f in _facts(doc)
+        if name in _key_concepts(f.key) and probability.get(f.key, 0.0) >= RELATED_BAR and usable_value(f.value)
+    ]
+    if not asked:
+        return None
+    nearest = max(asked, key=lambda f: probability[f.key])
+    work.notes.append(f"related (asked): {probability[nearest.key]:.2f} {nearest.key}")
+    return _safe_fact(nearest)
+
+
 def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
     """What is recorded that comes closest to an unrecorded attribute: a fact keyed by the asked attribute itself,
     the lexicon's related keys, else the most similar fact."""
@@ -219,17 +236,9 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
     # the asked attribute itself, where a fact records it that was too far from the question to answer it ("how much
     # can it hold?" and "Digital storage capacity: 128 gb"), when the ranker sees it as related at all
     # (the brand and type count here: "who makes it?" asks for the brand)
-    probability = {unit.key: p for p, unit in ranked if unit.kind in ("fact", "identity")}
-    asked = [
-        f
-        for name in work.intent.concepts
-        for f in _facts(doc)
-        if name in _key_concepts(f.key) and probability.get(f.key, 0.0) >= RELATED_BAR and usable_value(f.value)
-    ]
-    if asked:
-        nearest = max(asked, key=lambda f: probability[f.key])
-        work.notes.append(f"related (asked): {probability[nearest.key]:.2f} {nearest.key}")
-        return [_safe_fact(nearest)]
+    own = _asked_fact(work, doc, ranked)
+    if own is not None:
+        return [own]
     for name in work.intent.concepts:
         for key in CONCEPTS_BY_NAME[name].related:
             for fact in facts:
@@ -485,35 +494,44 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
 def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: bool) -> str | None:
     """What the question asks, in its own words with the product as subject ("whether the X comes with a rain
     cover", "how long the X burns"); None when no safe phrasing exists."""
-    text = _strip_title(intent.text, doc.title, placeholder="it").lower().rstrip("?!. ")
-    text = re.sub(r"^(?:and|so|but|also|then|please)\s+", "", text)
+    written = _strip_title(intent.text, doc.title, placeholder="it").rstrip("?!. ")
+    written = re.sub(r"^(?:and|so|but|also|then|please)\s+", "", written, flags=re.IGNORECASE)
+    text = written.lower()
+    if len(text) != len(written):
+        written = text  # a letter whose lower case is longer: the question's own case cannot be kept
+
+    def kept(m: re.Match[str], group: int) -> str:
+        """A group of a match on the lower-cased question, in the question's own case ("Nunavut")."""
+        return written[m.start(group) : m.end(group)]
+
     pronoun = r"(?:it|they|this|that|these|those|this one|that one|the \w+(?: \w+){0,4}?)"
     rest: str | None = None
     m = re.match(rf"^(?:is|are|was|were)\s+{pronoun}\s+(.+)$", text)
     if m:
-        rest = f"whether {subject} {be} {m.group(1)}"
+        rest = f"whether {subject} {be} {kept(m, 1)}"
     m = m or None
     if rest is None:
         m = re.match(rf"^(?:does|do|did)\s+{pronoun}\s+(\w+)(.*)$", text)
         if m and stem(m.group(1)) not in _title_stems(doc):  # "do it boots run small?": a name left behind
             verb = m.group(1) if plural else third_person(m.group(1))
-            rest = f"whether {subject} {verb}{m.group(2)}"
+            rest = f"whether {subject} {verb}{kept(m, 2)}"
     if rest is None:
         m = re.match(rf"^(?:can|could|will|would|should)\s+{pronoun}\s+(\w+)(.*)$", text)
         if m:
             modal = text.split()[0]
-            rest = f"whether {subject} {modal} {m.group(1)}{m.group(2)}"
+            rest = f"whether {subject} {modal} {kept(m, 1)}{kept(m, 2)}"
     if rest is None:
         m = re.match(r"^(?:can|could|may|should)\s+(?:i|we|you)\s+(.+)$", text)
         if m and re.search(r"\b(?:it|them|this|these|those)\b", m.group(1)):
-            body = re.sub(r"\b(?:it|them|this|these|those)\b", subject, m.group(1), count=1)
+            body = re.sub(r"\b(?:it|them|this|these|those)\b", subject, kept(m, 1), count=1, flags=re.IGNORECASE)
             rest = f"whether you can {body}"
     if rest is None:
         m = re.match(
             rf"^(how \w+|what|where|when|which \w+)\s+(is|are|does|do|can|will)\s+{pronoun}\s+(\w+)(.*)$", text
         )
         if m:
-            wh, aux, verb, tail = m.groups()
+            wh, aux, verb = m.group(1), m.group(2), m.group(3)
+            tail = kept(m, 4)
             if aux in ("does", "do"):
                 verb = verb if plural else third_person(verb)
                 rest = f"{wh} {subject} {verb}{tail}"

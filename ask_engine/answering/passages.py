@@ -26,6 +26,7 @@ from ask_engine.answering.sentences import (
     _fits,
     _heading_names,
     _heading_words,
+    _looks_like_item,
     _near_duplicate,
     _quote,
     _score,
@@ -214,7 +215,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
             continue  # a second source must be on topic in its own right
         if u.score >= floor and _fits(chosen, u) and not _near_duplicate(u, chosen):
             chosen.append(u)
-    chosen = _with_context(units, chosen)
+    chosen = _singled_out(_with_context(units, chosen), intent.stems)
     chosen.sort(key=lambda u: u.key)
     answer = _Answer()
     if absent:
@@ -222,7 +223,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         answer.meta(phrase("not_mentioned", thing=join_and(absent), shop=task.shop_name))
         work.notes.append(f"the question names {', '.join(absent)}, which no evidence mentions")
     for u in chosen:
-        _quote(answer, u)
+        _quote(answer, u)  # a section's heading leads its first line only ("Opening hours: Saturday: …. Sunday: …")
     for doc in targets:
         answer.use(doc.id)  # the question is about it: the policy answers for this product
     return answer
@@ -428,6 +429,21 @@ def _kind_item(unit: _Unit) -> bool:
     if unit.doc is not None and context.lower() == unit.doc.title.lower():
         return False
     return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
+
+
+def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
+    """Of the lines of one passage, those naming no fewer of the question's words than a sibling does ("Sunday: 11:00
+    am - 5:00 pm" for "what are your hours on Sunday?", not the weekday lines beside it; "Toys and chews that have
+    been used" for "can I return a used chew toy?", not "Used cat litter"); a lead-in stays with its items."""
+    if len(chosen) < 2 or len({u.evidence.passage.id for u in chosen}) > 1:
+        return chosen
+    leads = {id(u.lead) for u in chosen if u.lead is not None}
+    items = [u for u in chosen if id(u) not in leads]
+    if not all(u.lead is not None or _bare_item(u) or _looks_like_item(u.text) for u in items):
+        return chosen  # sentences of prose support each other; only list lines stand alone
+    # the words of the section's heading and lead-in are every line's ("hours" under "Opening hours")
+    words = {id(u): (content_stems(u.text) & asked) - content_stems(u.context) for u in items}
+    return [u for u in chosen if id(u) in leads or not any(words[id(u)] < words[id(v)] for v in items if v is not u)]
 
 
 def _led_item(unit: _Unit) -> bool:

@@ -13,6 +13,7 @@ from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
+    _asked_fact,
     _chosen_units,
     _fact_sentence,
     _is_boolean,
@@ -35,6 +36,7 @@ from ask_engine.answering.query import (
     _title_stems,
 )
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
+from ask_engine.answering.sizing import _size_guide
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
@@ -89,6 +91,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
         intent = work.intent = replace(intent, options=True)
+    guide = _size_guide(work, doc)
+    if guide is not None:
+        return guide  # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes
     answer = _Answer()
     answer.use(doc.id)
     commerce = intent.price or intent.stock or intent.options or bool(intent.colours) or _asks_sku(intent)
@@ -220,13 +225,22 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     predicate = _predicate(intent, doc)
     answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)
-    answer.meta(
-        phrase("not_recorded", subject=_subject(doc), predicate=predicate or ""),
-        markdown=phrase(
-            "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
-        ),
-    )
-    related = _related_facts(work, doc, ranked)
+    own = None if predicate else _asked_fact(work, doc, ranked)
+    if own is not None:
+        # the asked attribute is recorded, only not as asked ("can my 4-month-old puppy eat it?" and "Age range:
+        # Puppies 8 weeks to 12 months"): "has not recorded that" before it would read as a contradiction
+        answer.meta(
+            phrase("not_stated_exactly", subject=_subject(doc)),
+            markdown=phrase("not_stated_exactly", subject=_subject(doc, md=True)),
+        )
+    else:
+        answer.meta(
+            phrase("not_recorded", subject=_subject(doc), predicate=predicate or ""),
+            markdown=phrase(
+                "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
+            ),
+        )
+    related = [own] if own is not None else _related_facts(work, doc, ranked)
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer

@@ -234,12 +234,15 @@ def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
 
 def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
     """Quote a unit verbatim; a product's fact line is prefixed with the product's name, and a bare list item with
-    its section heading ("What we can't take back: Gift cards.")."""
+    its section heading ("What we can't take back: Gift cards."), unless the answer already quotes a line of that
+    section."""
     text = unit.text
     markdown = None
     doc = unit.doc
-    if not lead and _bare_item(unit):
+    section = (unit.evidence.passage.id, unit.context.strip())
+    if not lead and section not in answer.sections and _bare_item(unit):
         lead = f"{unit.context.strip().rstrip(':.')}: "
+    answer.sections.add(section)
     if lead and re.match(r"^[A-Z][a-z]+\b", text) and text.split()[0].lower() in _FUNCTION_WORDS:
         text = text[:1].lower() + text[1:]
     if unit.evidence.passage.kind == "product" and doc is not None and doc.title.lower() not in text.lower():

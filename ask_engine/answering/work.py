@@ -169,6 +169,8 @@ class _Answer:
     # its "not recorded" names nothing missing ("The shop has not recorded that for the X"): the question's words
     # matched no attribute the answerer knows
     unnamed: bool = False
+    # the (passage, heading) of every section a quoted line came from: its heading leads only the first of them
+    sections: set[tuple[str, str]] = field(default_factory=set)
 
     def claim(self, text: str, cites: Iterable[int], markdown: str | None = None, doc: str | None = None) -> None:
         text = _end(text)

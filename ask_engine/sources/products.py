@@ -539,12 +539,41 @@ def _price_facts(variants: Sequence[_RawVariant], currency: str) -> list[Fact]:
             text = f"{format_money(p, currency)}, reduced from {format_money(c, currency)}"
         else:
             shown = [
-                f"{v.title} at {format_money(p, currency)}, reduced from {format_money(c, currency)}"
-                for v, p, c in sale
+                f"{name} at {format_money(p, currency)}, reduced from {format_money(c, currency)}"
+                for name, p, c in _sale_groups(sale, [v for v, _ in priced])
             ]
             text = "; ".join(shown[:12]) + (f"; and {len(shown) - 12} more variants" if len(shown) > 12 else "")
         facts.append(Fact("sale", "Sale", text, "field"))
     return facts
+
+
+def _sale_groups(
+    sale: Sequence[tuple[_RawVariant, Decimal, Decimal]], variants: Sequence[_RawVariant]
+) -> list[tuple[str, Decimal, Decimal]]:
+    """The variants on sale as (name, price, was), one entry per price pair when an option value names exactly the
+    variants at that pair ("S at CA$39.99, reduced from CA$49.99" for every colour of size S), else one per variant."""
+    pairs: dict[tuple[Decimal, Decimal], list[_RawVariant]] = {}
+    for v, p, c in sale:
+        pairs.setdefault((p, c), []).append(v)
+    out: list[tuple[str, Decimal, Decimal]] = []
+    for (p, c), group in pairs.items():
+        ids = {g.gid for g in group}
+        name = None
+        for position in range(len(group[0].options)):
+            values = list(dict.fromkeys(_option_at(g, position) or "" for g in group))
+            # the values at this option are the group's own: every variant with one of them is in the group
+            if all(value and {v.gid for v in variants if _option_at(v, position) == value} <= ids for value in values):
+                name = _join_and(values)
+                break
+        if name is not None and len(group) > 1:
+            out.append((name, p, c))
+        else:
+            out += [(v.title, p, c) for v in group]
+    return out
+
+
+def _option_at(variant: _RawVariant, position: int) -> str | None:
+    return variant.options[position][1] if position < len(variant.options) else None
 
 
 def _availability_fact(variants: Sequence[_RawVariant]) -> Fact | None:

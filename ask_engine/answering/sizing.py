@@ -1,0 +1,122 @@
+"""Which size fits: the product's own size guide read against what the question gives.
+
+A size guide is what a product records pairing its size option's values with measures: description lines ("M: fits
+necks 35-50 cm", "L: 69-94 cm") or the parts of a fact ("Dog size: Small: dogs up to 9 kg; Medium: 9-20 kg"). A
+question about size that gives a measurement ("what size for a 42 cm neck?", "which size for a 15 kg dog?") is
+answered by the entries whose range holds it; one that names a size ("what chest size does the large fit?") by that
+size's entry. The size words ("large" for "L") are lexicon data ("size_words").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _named_sizes, _options
+from ask_engine.answering.units import product_units
+from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
+from ask_engine.types import Document
+
+MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
+
+_NUMBER = r"(\d+(?:[.,]\d+)?)"
+_UNIT = r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l)(?![a-z])"
+_RANGE = re.compile(_NUMBER + r"\s*(?:-|–|to)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
+_UP_TO = re.compile(r"\b(?:up to|under|below|less than|max(?:imum)?\.?)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
+_AND_UP = re.compile(_NUMBER + _UNIT + r"\s*(?:\+|and (?:up|over|above)|or (?:more|over|above))", re.IGNORECASE)
+_FIGURE = re.compile(_NUMBER + _UNIT, re.IGNORECASE)
+_UNIT_NAMES = {"inch": "in", "inches": "in", '"': "in", "”": "in", "kgs": "kg", "kilo": "kg", "kilos": "kg"}
+_UNIT_NAMES |= {"lbs": "lb", "pound": "lb", "pounds": "lb"}
+
+
+# each unit as a multiple of its kind's base unit (cm, kg, ml), so "30 lb" is read against "9-20 kg"
+_SCALE = {"mm": ("cm", 0.1), "m": ("cm", 100.0), "in": ("cm", 2.54), "ft": ("cm", 30.48), "g": ("kg", 0.001)}
+_SCALE |= {"lb": ("kg", 0.45359237), "oz": ("kg", 0.028349523), "l": ("ml", 1000.0)}
+
+
+def _unit(text: str) -> str:
+    low = text.lower()
+    return _UNIT_NAMES.get(low, low)
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def _base(value: float, unit: str) -> tuple[float, str]:
+    base, factor = _SCALE.get(unit, (unit, 1.0))
+    return value * factor, base
+
+
+@dataclass(frozen=True)
+class _Entry:
+    value: str  # the size it is for ("M")
+    text: str  # as the shop wrote it ("M: fits necks 35-50 cm, 25 mm wide")
+    ranges: tuple[tuple[float, float, str], ...]  # (low, high, unit) of every range it states
+
+
+def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
+    """Every range `text` states, in its kind's base unit: (low, high, base unit)."""
+    found = [(m.group(1), m.group(2), m.group(3)) for m in _RANGE.finditer(text)]
+    found += [("0", m.group(1), m.group(2)) for m in _UP_TO.finditer(text)]
+    found += [(m.group(1), "inf", m.group(2)) for m in _AND_UP.finditer(text)]
+    out = []
+    for low, high, unit in found:
+        lo, base = _base(_number(low), _unit(unit))
+        hi = math.inf if high == "inf" else _base(_number(high), _unit(unit))[0]
+        out.append((lo, hi, base))
+    return tuple(out)
+
+
+def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
+    """The product's size guide: each line or fact part that starts with one of `values` and states a range."""
+    starts = re.compile(
+        r"^\s*(" + "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)) + r")\s*[:=–-]\s*\S",
+        re.IGNORECASE,
+    )
+    out: list[_Entry] = []
+    for unit in product_units(doc):
+        if unit.kind not in {"description", "fact"}:
+            continue
+        parts = [unit.text] if unit.kind == "description" else re.split(r"\s*;\s*", unit.value)
+        for part in parts:
+            match = starts.match(part)
+            ranges = _ranges(part) if match else ()
+            if match and ranges:
+                value = next(v for v in values if v.lower() == match.group(1).lower())
+                text = part if unit.kind == "description" else f"{unit.label}: {part}"
+                out.append(_Entry(value, text.rstrip(". ") + ".", ranges))
+    return out
+
+
+def _size_guide(work: _Work, doc: Document) -> _Answer | None:
+    """The size guide's entries for the measurement or the size the question gives, or None."""
+    intent = work.intent
+    if intent.price or intent.stock or not (_ASKS_SIZE.search(intent.lower) or "fit" in intent.concepts):
+        return None
+    sizes = [values for name, values in _options(doc) if _is_size_option(name) and len(values) > 1]
+    if not sizes:
+        return None
+    entries = _entries(doc, sizes[0])
+    if not entries:
+        return None
+    figures = [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(intent.text)]
+    named = _named_sizes(intent.text, sizes[0])
+    fitting = [e for e in entries if any(lo <= x <= hi and u == unit for x, unit in figures for lo, hi, u in e.ranges)]
+    chosen = fitting or [e for e in entries if e.value in named]
+    if not chosen:
+        return None
+    answer = _Answer()
+    answer.use(doc.id)
+    if intent.yes_no and named and fitting:
+        # "is the large a good fit for an 80 cm chest?": the entry holding 80 cm says
+        answer.meta("Yes." if any(e.value in named for e in fitting) else "No.")
+    for entry in chosen[:MAX_ENTRIES]:
+        answer.claim(
+            f"{doc.title} — {_plain(entry.text)}",
+            _cites_for(work.task, doc, entry.text),
+            markdown=f"**{doc.title}** — {entry.text}",
+            doc=doc.id,
+        )
+    return answer
