@@ -267,11 +267,6 @@ def lexicon_section(name: str) -> dict[str, Any]:
     return dict(_LEXICON.get(name, {}))
 
 
-def label_abbreviations() -> dict[str, str]:
-    """The lexicon's abbreviations a metafield key uses and its label spells out ("num" → "number of")."""
-    return dict(_LEXICON.get("label_abbreviations", {}))
-
-
 def word_list(name: str) -> frozenset[str]:
     """The lexicon's `word_lists[name]`: words the answerer sets aside or looks for."""
     return frozenset(_LEXICON["word_lists"][name])

@@ -415,20 +415,6 @@ def test_metafield_label_is_humanised_from_its_key(tmp_path: Path) -> None:
     ]
 
 
-def test_a_metafield_key_abbreviation_is_spelled_out_in_its_label(tmp_path: Path) -> None:
-    fields = [
-        {"namespace": "specs", "key": "num_batteries", "value": "2", "type": "number_integer"},
-        {"namespace": "specs", "key": "max_load", "value": "120 kg", "type": "single_line_text_field"},
-        {"namespace": "specs", "key": "maximum_speed", "value": "25 km/h", "type": "single_line_text_field"},
-    ]
-    (doc,) = shop(tmp_path, {"products.json": json.dumps([storefront_product(metafields=fields)])})
-    labels = {f.key: f.label for f in doc.facts}
-    # lexicon "label_abbreviations": whole words only ("maximum" stays as written)
-    assert labels["num_batteries"] == "Number of batteries", labels
-    assert labels["max_load"] == "Maximum load", labels
-    assert labels["maximum_speed"] == "Maximum speed", labels
-
-
 def test_metafield_shorthand_object_is_accepted(tmp_path: Path) -> None:
     metafields = {"specs": {"material": "wool", "weight": {"type": "weight", "value": {"value": 300, "unit": "g"}}}}
     (doc,) = shop(tmp_path, {"products.json": json.dumps([storefront_product(metafields=metafields)])})

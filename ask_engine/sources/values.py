@@ -8,10 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ask_engine.language import label_abbreviations
 from ask_engine.sources.markup import _collapse, _sentence
-
-_ABBREVIATIONS = label_abbreviations()  # num_batteries → "Number of batteries"
 
 _CURRENCY_SYMBOLS = {
     "GBP": "£", "EUR": "€", "USD": "$", "JPY": "¥", "CNY": "CN¥", "INR": "₹", "KRW": "₩", "CAD": "CA$", "AUD": "A$",
@@ -74,8 +71,7 @@ def humanise_label(key: str) -> str:
     words = _collapse(words)
     if not words:
         return key
-    spelled = _ABBREVIATIONS
-    parts = [w if (w.isupper() and len(w) > 1) else spelled.get(w.lower(), w.lower()) for w in words.split(" ")]
+    parts = [w if (w.isupper() and len(w) > 1) else w.lower() for w in words.split(" ")]
     first = parts[0]
     parts[0] = first[:1].upper() + first[1:]
     return " ".join(parts)
