@@ -199,3 +199,13 @@ def test_lines_of_one_section_name_their_heading_once_and_the_one_asked_for_stan
 def test_what_is_not_recorded_is_phrased_in_the_question_own_case(engine: Engine) -> None:
     text = ask(engine, "Can I take it camping in Banff?", STEW)
     assert "Banff" in text and "banff" not in text, text
+
+
+def test_a_title_is_plural_by_its_head_noun_not_by_a_qualifying_phrase() -> None:
+    from ask_engine.answering.facts import _is_plural_title
+
+    # "The Frosty Teething Ring for Puppies are priced at ..." read the last word as the head
+    assert not _is_plural_title("Frosty Teething Ring for Puppies")
+    assert not _is_plural_title("Set of 3 Bowls")
+    assert _is_plural_title("Wool Socks for Men")
+    assert _is_plural_title("Marsh Rain Boots")

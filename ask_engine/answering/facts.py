@@ -303,7 +303,8 @@ def _clause_label(label: str) -> tuple[str, str] | None:
 
 
 def _is_plural_title(title: str) -> bool:
-    head = re.split(r"\s+-\s+|\(", title)[0].strip()
+    # the head noun comes before a qualifying phrase: "Teething Ring for Puppies" is one ring, "Socks for Men" socks
+    head = re.split(r"\s+-\s+|\(|\s+(?:for|with|by|from|in|of)\s+", title, flags=re.IGNORECASE)[0].strip()
     words = re.findall(r"[A-Za-z]+", head)
     if not words:
         return False
