@@ -555,6 +555,10 @@ def _sale_groups(
     pairs: dict[tuple[Decimal, Decimal], list[_RawVariant]] = {}
     for v, p, c in sale:
         pairs.setdefault((p, c), []).append(v)
+    holders: dict[tuple[int, str], set[str]] = {}  # (option position, value) -> the variants that have it
+    for v in variants:
+        for position, (_, value) in enumerate(v.options):
+            holders.setdefault((position, value), set()).add(v.gid)
     out: list[tuple[str, Decimal, Decimal]] = []
     for (p, c), group in pairs.items():
         ids = {g.gid for g in group}
@@ -562,7 +566,7 @@ def _sale_groups(
         for position in range(len(group[0].options)):
             values = list(dict.fromkeys(_option_at(g, position) or "" for g in group))
             # the values at this option are the group's own: every variant with one of them is in the group
-            if all(value and {v.gid for v in variants if _option_at(v, position) == value} <= ids for value in values):
+            if all(value and holders.get((position, value), set()) <= ids for value in values):
                 name = _join_and(values)
                 break
         if name is not None and len(group) > 1:
