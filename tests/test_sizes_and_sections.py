@@ -65,6 +65,15 @@ PRODUCTS = [
             {"S": ("39.99", "49.99"), "M": ("44.99", "54.99"), "L": ("44.99", "54.99"), "XL": ("49.99", "59.99")},
             ["Black", "Red"],
         ),
+        "metafields": [
+            {
+                "namespace": "custom",
+                "key": "max_pull_load",
+                "type": "single_line_text_field",
+                "value": "S: up to 20 kg; M: up to 35 kg; L: up to 50 kg; XL: up to 70 kg",
+            },
+            {"namespace": "custom", "key": "care", "type": "single_line_text_field", "value": "Hand wash cold"},
+        ],
     },
     {
         "id": 3,
@@ -166,6 +175,14 @@ def test_a_size_named_in_words_finds_its_entry_and_a_yes_no_fit_is_answered(engi
     # with no measurement and no size named, the sizes it comes in are the answer
     text = ask(engine, "What sizes does it come in?", HARNESS)
     assert "S, M, L and XL" in text, text
+
+
+def test_a_size_named_picks_its_part_of_a_fact_recorded_by_size(engine: Engine) -> None:
+    text = ask(engine, "What is the max pull load of the XL?", HARNESS)
+    assert "XL: up to 70 kg" in text and "M: up to 35" not in text, text
+    # a size named in a question about something else is no size-guide question
+    text = ask(engine, "Is the large hand washable?", HARNESS)
+    assert "Hand wash cold" in text and "69-94" not in text, text
 
 
 def test_sale_prices_are_given_by_the_option_that_sets_them(engine: Engine) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _named_sizes, _options
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
+from ask_engine.language import content_stems
 from ask_engine.types import Document
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
@@ -54,6 +55,7 @@ class _Entry:
     value: str  # the size it is for ("M")
     text: str  # as the shop wrote it ("M: fits necks 35-50 cm, 25 mm wide")
     ranges: tuple[tuple[float, float, str], ...]  # (low, high, unit) of every range it states
+    label: str = ""  # the fact's label, for a part of a fact ("Max dog weight")
 
 
 def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
@@ -86,23 +88,30 @@ def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
             if match and ranges:
                 value = next(v for v in values if v.lower() == match.group(1).lower())
                 text = part if unit.kind == "description" else f"{unit.label}: {part}"
-                out.append(_Entry(value, text.rstrip(". ") + ".", ranges))
+                label = unit.label if unit.kind == "fact" else ""
+                out.append(_Entry(value, text.rstrip(". ") + ".", ranges, label))
     return out
 
 
 def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     """The size guide's entries for the measurement or the size the question gives, or None."""
     intent = work.intent
-    if intent.price or intent.stock or not (_ASKS_SIZE.search(intent.lower) or "fit" in intent.concepts):
+    if intent.price or intent.stock or intent.colours:
         return None
     sizes = [values for name, values in _options(doc) if _is_size_option(name) and len(values) > 1]
     if not sizes:
         return None
+    about_size = bool(_ASKS_SIZE.search(intent.lower)) or "fit" in intent.concepts
+    named = _named_sizes(intent.text, sizes[0])
+    if not (about_size or named):
+        return None
     entries = _entries(doc, sizes[0])
+    if not about_size:
+        # "what's the weight limit of the XL?": a size named, and a fact by size whose label the question names
+        entries = [e for e in entries if e.label and content_stems(e.label) & intent.stems]
     if not entries:
         return None
     figures = [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(intent.text)]
-    named = _named_sizes(intent.text, sizes[0])
     fitting = [e for e in entries if any(lo <= x <= hi and u == unit for x, unit in figures for lo, hi, u in e.ranges)]
     chosen = fitting or [e for e in entries if e.value in named]
     if not chosen:
