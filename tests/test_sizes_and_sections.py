@@ -226,3 +226,13 @@ def test_a_title_is_plural_by_its_head_noun_not_by_a_qualifying_phrase() -> None
     assert not _is_plural_title("Set of 3 Bowls")
     assert _is_plural_title("Wool Socks for Men")
     assert _is_plural_title("Marsh Rain Boots")
+
+
+def test_a_size_guide_reads_ranges_in_one_unit_whatever_the_unit_and_separators() -> None:
+    from ask_engine.answering.sizing import _number, _ranges
+
+    assert _number("1,200") == 1200.0 and _number("2,5") == 2.5  # thousands separator, decimal comma
+    assert _ranges("M: 1,000-1,200 mm") == ((100.0, 120.0, "cm"),)
+    assert _ranges("Small: dogs up to 9 kg") == ((0.0, 9.0, "kg"),)
+    low, high, unit = _ranges("XL: 20 lb and up")[0]
+    assert unit == "kg" and round(low, 2) == 9.07 and high == float("inf")

@@ -42,7 +42,9 @@ def _unit(text: str) -> str:
 
 
 def _number(text: str) -> float:
-    return float(text.replace(",", "."))
+    if re.fullmatch(r"\d{1,3},\d{3}", text):
+        return float(text.replace(",", ""))  # "1,200 mm": a thousands separator
+    return float(text.replace(",", "."))  # "2,5 kg": a decimal comma
 
 
 def _base(value: float, unit: str) -> tuple[float, str]:
@@ -98,7 +100,11 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     intent = work.intent
     if intent.price or intent.stock or intent.colours:
         return None
-    sizes = [values for name, values in _options(doc) if _is_size_option(name) and len(values) > 1]
+    sizes = [
+        tuple(v for v in values if v.strip())
+        for name, values in _options(doc)
+        if _is_size_option(name) and len([v for v in values if v.strip()]) > 1
+    ]
     if not sizes:
         return None
     about_size = bool(_ASKS_SIZE.search(intent.lower)) or "fit" in intent.concepts
