@@ -93,7 +93,13 @@ PRODUCTS = [
                 "key": "dog_size",
                 "type": "single_line_text_field",
                 "value": "Small: dogs up to 9 kg; Medium: 9-20 kg; Large: 20-35 kg",
-            }
+            },
+            {
+                "namespace": "custom",
+                "key": "age_range",
+                "type": "single_line_text_field",
+                "value": "Adult dogs; not for puppies under 6 months",
+            },
         ],
     },
     {
@@ -236,3 +242,11 @@ def test_a_size_guide_reads_ranges_in_one_unit_whatever_the_unit_and_separators(
     assert _ranges("Small: dogs up to 9 kg") == ((0.0, 9.0, "kg"),)
     low, high, unit = _ranges("XL: 20 lb and up")[0]
     assert unit == "kg" and round(low, 2) == 9.07 and high == float("inf")
+
+
+def test_a_question_for_a_puppy_or_a_kitten_asks_the_age_a_product_is_for(engine: Engine) -> None:
+    # "for puppies" reads as an age, as "for my toddler" does: the products' age facts answer, not their prices
+    text = ask(engine, "Which of your toys are for puppies?")
+    assert "not for puppies under 6 months" in text and "CA$" not in text, text
+    text = ask(engine, "Is the chew toy OK for my puppy?", TOY)
+    assert "not for puppies under 6 months" in text, text
