@@ -121,14 +121,14 @@ def _with_sale_products(
     if resolution.doc_ids or not index.on_sale or not _SALE_LISTING.search(query.lower()):
         return out
     have = {ev.passage.doc_id for ev in out}
-    listed = [d for d in index.on_sale if d in have]
+    room = SALE_EVIDENCE_MAX - sum(1 for d in index.on_sale if d in have)
     for doc_id in index.on_sale:
-        if len(listed) >= SALE_EVIDENCE_MAX:
+        if room <= 0:
             break
         passages = index.passages_of(doc_id)
         if doc_id in have or not passages:
             continue
-        listed.append(doc_id)
+        room -= 1
         out.append(Evidence(len(out) + 1, passages[0], 0.0))
     return out
 

@@ -253,6 +253,7 @@ def _match_options(
     chosen: dict[str, list[str]] = {}
     text = intent.lower
     for name, values in options:
+        named_sizes = _named_sizes(intent.text, values) if _is_size_option(name) else []  # "the large" is size L
         for value in values:
             low = value.lower()
             if len(low) <= 1:
@@ -266,7 +267,7 @@ def _match_options(
             if not hit and _is_size_option(name):
                 tokens = re.findall(r"[a-z0-9.]+", low)
                 hit = any(n in tokens for n in intent.numbers) and len(values) > 1
-                hit = hit or value in _named_sizes(intent.text, values)  # "the large" is size L
+                hit = hit or value in named_sizes
             if hit:
                 chosen.setdefault(name, []).append(value)
     missing: list[tuple[str, str]] = []

@@ -428,7 +428,13 @@ def _kind_item(unit: _Unit) -> bool:
         return False
     if unit.doc is not None and context.lower() == unit.doc.title.lower():
         return False
-    return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
+    return _names_goods(unit.text)
+
+
+def _names_goods(text: str) -> bool:
+    """A short line that names goods rather than stating a rule ("Candles that have been lit", not "You can return
+    …")."""
+    return len(text.split()) <= 10 and not _RULE_WORDS.search(text)
 
 
 def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
@@ -451,7 +457,7 @@ def _led_item(unit: _Unit) -> bool:
     lubricants, sealants and cleaners"): read with the lead-in, it is the rule for those goods."""
     if unit.lead is None or unit.evidence.passage.kind == "product":
         return False
-    return len(unit.text.split()) <= 10 and not _RULE_WORDS.search(unit.text)
+    return _names_goods(unit.text)
 
 
 def _heading_lead(unit: _Unit) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _named_sizes, _options
 from ask_engine.answering.units import product_units
-from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
+from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.language import content_stems
 from ask_engine.types import Document
 
@@ -80,7 +80,7 @@ def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
         re.IGNORECASE,
     )
     out: list[_Entry] = []
-    for unit in product_units(doc):
+    for unit in product_units(doc, untrusted=_is_untrusted):  # the units the ranker reads
         if unit.kind not in {"description", "fact"}:
             continue
         parts = [unit.text] if unit.kind == "description" else re.split(r"\s*;\s*", unit.value)
@@ -100,11 +100,8 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     intent = work.intent
     if intent.price or intent.stock or intent.colours:
         return None
-    sizes = [
-        tuple(v for v in values if v.strip())
-        for name, values in _options(doc)
-        if _is_size_option(name) and len([v for v in values if v.strip()]) > 1
-    ]
+    filled = [tuple(v for v in values if v.strip()) for name, values in _options(doc) if _is_size_option(name)]
+    sizes = [values for values in filled if len(values) > 1]
     if not sizes:
         return None
     about_size = bool(_ASKS_SIZE.search(intent.lower)) or "fit" in intent.concepts
