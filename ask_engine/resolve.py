@@ -54,6 +54,14 @@ def _stem(word: str) -> str:
     return word
 
 
+# "my iPhone 15 Pro", "our Galaxy Watch 6": what the buyer owns, up to a word that ends the phrase
+_OWNED = re.compile(
+    r"\b(?:my|our)\s+(?:(?!(?:with|and|or|for|to|in|on|at|from|of|by|is|are|was|does|do|did|will|would|can|could|"
+    r"if|when|that|which|but|so)\b)[\w'’.+-]+\s*){1,5}",
+    re.IGNORECASE,
+)
+
+
 def _tokens(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKC", text).casefold()
     return [_stem(w) for w in _WORD.findall(folded) if w not in _STOPWORDS and _stem(w) not in _STOPWORDS]
@@ -181,6 +189,10 @@ def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = (
     ("Is the Aldergrove jacket warm?" with the women's Aldergrove's id is not also about the men's).
     """
     matcher = title_matcher(index)
+    if named:
+        # with the product fixed by id, "will this cable work with my iPhone 15?" names the buyer's own phone, not
+        # the shop's iPhone 15 case
+        query = _OWNED.sub(" ", query)
     candidates = matcher.candidates(query)
     if named and candidates:
         words = set(_tokens(query))

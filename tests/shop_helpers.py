@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +56,20 @@ def product_links(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def codes(data: dict[str, Any], code: str) -> list[dict[str, Any]]:
     return [m for m in data.get("messages") or [] if m.get("code") == code]
+
+
+def ask_plain(engine: Engine, query: str, *ids: str, asker: str = "test") -> str:
+    """The plain answer to `query` (about `ids`), after checking the response against the spec's schema."""
+    request: dict[str, Any] = {"query": query}
+    if ids:
+        request["ids"] = list(ids)
+    data = engine.ask(request, asker=asker).to_json()
+    assert schema_errors("ask_response", data) == [], data
+    return plain(data)
+
+
+def inline_engine(folder: Path, files: Mapping[str, str], embedder: Any) -> Iterator[Engine]:
+    """An engine over the shop `files` written and indexed under `folder`, closed when the generator ends."""
+    engine = Engine.open(build_inline_shop(folder, files, embedder), embedder=embedder)
+    yield engine
+    engine.close()

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ask_engine.engine import Engine
-from ask_engine.models import schema_errors
-from tests.shop_helpers import build_inline_shop, plain
+from tests.shop_helpers import ask_plain, inline_engine
 
 NS = "pawprobe"
 COLLAR, HARNESS, TOY, FLEA, STEW = (f"gid://{NS}/Product/{n}" for n in (1, 2, 3, 4, 5))
@@ -147,19 +145,11 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Engine]:
-    index = build_inline_shop(tmp_path_factory.mktemp("pawprobe") / "shop", FILES, embedder)
-    eng = Engine.open(Path(index), embedder=embedder)
-    yield eng
-    eng.close()
+    yield from inline_engine(tmp_path_factory.mktemp("pawprobe") / "shop", FILES, embedder)
 
 
 def ask(engine: Engine, query: str, *ids: str) -> str:
-    request: dict[str, Any] = {"query": query}
-    if ids:
-        request["ids"] = list(ids)
-    data = engine.ask(request, asker="sizes-test").to_json()
-    assert schema_errors("ask_response", data) == [], data
-    return plain(data)
+    return ask_plain(engine, query, *ids, asker="sizes-test")
 
 
 def test_a_measurement_is_read_against_the_size_guide(engine: Engine) -> None:

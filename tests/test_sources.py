@@ -541,7 +541,7 @@ url: /policies/shipping
         ("Norway & Switzerland", "norway-switzerland"),
     ]
     assert doc.sections[1].text.splitlines() == ["Tracked, 5-7 days.", "€9.95."]
-    assert doc.sections[2].text.splitlines() == ["Service: Tracked, Cost: €19.", "Small print.", "Customs fees apply."]
+    assert doc.sections[2].text.splitlines() == ["Service: Tracked, Cost: €19.", "Small print:", "Customs fees apply."]
     assert "alert" not in doc.body
 
 

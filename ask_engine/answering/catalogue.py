@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ask_engine.answering.addressing import asked_measures, ways_of
 from ask_engine.answering.commerce import _commerce, _price
 from ask_engine.answering.facts import (
     _BOOLEAN_VALUES,
@@ -26,7 +27,8 @@ from ask_engine.answering.query import (
     _product_words,
     _title_stems,
 )
-from ask_engine.answering.work import _Answer, _cites_for, _Work
+from ask_engine.answering.units import Unit, product_units
+from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.language import content_stems, text_cue, word_list, word_stems
 from ask_engine.phrases import phrase
@@ -72,8 +74,17 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
             if facts:
                 _fact_sentence(part, work, doc, facts[0], lead=False)
             elif intent.concepts or asked:
-                chosen = _chosen_units(_ranked_units(work, doc))
-                if chosen:
+                ranked = _ranked_units(work, doc)
+                chosen = _chosen_units(ranked) or _measured_unit(work, doc, ranked)
+                if chosen and chosen[0].kind == "description" and doc.title.lower() not in chosen[0].text.lower():
+                    # a quoted line says which product it is about ("Otto Sofa Bed — Sofa: W 165 x D 92 cm")
+                    part.claim(
+                        f"{doc.title} — {chosen[0].text}",
+                        _cites_for(work.task, doc, chosen[0].text),
+                        markdown=f"**{doc.title}** — {chosen[0].text}",
+                        doc=doc.id,
+                    )
+                elif chosen:
                     _state_unit(part, work, doc, chosen[0], lead=False)
                 else:
                     part.gaps += product_gaps(intent, doc)
@@ -97,6 +108,16 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
     if answer.sentences and all(s.kind == "meta" for s in answer.sentences):
         answer.not_recorded = True
     return answer
+
+
+def _measured_unit(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
+    """In a comparison asking for a kind of figure ("which is lighter?"), each product's best unit stating that kind
+    of figure ("Weighs 112 g"), whatever the bar: the question names the products and what to compare."""
+    if not asked_measures(work.intent.text) or not ranked:
+        return []
+    units = [u for _, u in ranked]
+    ways = ways_of(work.intent.text, units, name_stems=_title_stems(doc))
+    return [u for u, w in zip(units, ways, strict=True) if "measure" in w][:1]
 
 
 def product_header(doc: Document) -> str:
@@ -158,8 +179,14 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
             if fact is None or _BOOLEAN_VALUES.get(fact.value.strip().lower()) is False:
                 continue  # only products recorded as having the asked property
         answer.use(doc.id)
+        line = (
+            None if fact is not None else _line_naming(doc, wanted - content_stems(f"{doc.title} {doc.product_type}"))
+        )
         if fact is not None:
             _fact_sentence(answer, work, doc, fact, lead=False)
+        elif line is not None:
+            # "do you have any armchairs that swivel?": the product's line saying so ("Swivels a full 360°")
+            answer.claim(f"{doc.title} — {line}", _cites_for(task, doc, line), doc=doc.id)
         else:
             price = doc.fact("sale") or doc.fact("price")
             if price is not None:
@@ -170,6 +197,16 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
                 if lines:
                     answer.claim(lines[0], _cites_for(task, doc), doc=doc.id)
     return answer if answer.sentences else None
+
+
+def _line_naming(doc: Document, words: frozenset[str] | set[str]) -> str | None:
+    """The product's first description line using one of `words`, what the question asks of it beyond its name."""
+    if not words:
+        return None
+    for unit in product_units(doc, untrusted=_is_untrusted):
+        if unit.kind == "description" and content_stems(unit.text) & words:
+            return unit.text
+    return None
 
 
 def _listed(work: _Work, products: list[Document]) -> _Answer:

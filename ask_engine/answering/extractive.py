@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -154,6 +155,7 @@ class ExtractiveGenerator:
         if len(answers) > 1:
             merged.sentences = _without_repeats(merged.sentences, task, merged.docs)
         merged.sentences = _one_not_recorded(merged.sentences, task, merged.docs)
+        merged.sentences = _titled_once(merged.sentences, task, merged.docs)
         sentences = _without_dangling_lead(merged.sentences[: self.max_sentences])
         has_claim = any(s.kind == "claim" for s in sentences)
         kind: DraftKind = "not_recorded" if merged.not_recorded or not has_claim else "answer"
@@ -326,6 +328,27 @@ def _one_not_recorded(sentences: Sequence[Sentence], task: Task, doc_ids: Sequen
         )
         drop |= {id(s) for s, _ in parts[1:]}
     return [merged.get(id(s), s) for s in sentences if id(s) not in drop]
+
+
+def _titled_once(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
+    """A product's quoted lines name it before the first only ("Marlow Curtains — sold as a pair. 168 x 183 cm …"):
+    the parts of a question are answered apart, and each would name it again."""
+    titles = [task.documents[d].title for d in doc_ids if d in task.documents and task.documents[d].kind == "product"]
+    named: set[str] = set()
+    out: list[Sentence] = []
+    for s in sentences:
+        for title in titles:
+            prefix = f"{title} — "
+            if s.text.startswith(prefix) and title in named:
+                rest = s.text[len(prefix) :]
+                md = s.markdown
+                if md and md.startswith(f"**{title}** — "):
+                    md = md[len(f"**{title}** — ") :]
+                s = replace(s, text=rest[:1].upper() + rest[1:], markdown=md if md != rest else None)
+            if title in s.text:
+                named.add(title)
+        out.append(s)
+    return out
 
 
 def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:

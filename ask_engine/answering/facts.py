@@ -124,7 +124,8 @@ def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead
     """A recorded fact through its template; an option as the list of its values; a description unit quoted."""
     fact = unit.fact
     if unit.kind == "description" or fact is None:
-        answer.claim(unit.text, _cites_for(work.task, doc, unit.text), doc=doc.id)
+        text = _single_item(unit, work.asked - _title_stems(doc)) or unit.text
+        answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
         return
     if unit.kind == "option":
         values = [v.strip() for v in unit.value.split(",") if v.strip()]
@@ -141,6 +142,20 @@ def _state_unit(answer: _Answer, work: _Work, doc: Document, unit: Unit, *, lead
         )
         return
     _fact_sentence(answer, work, doc, replace(fact, value=unit.value), lead=lead, pronoun=pronoun)
+
+
+def _single_item(unit: Unit, asked: frozenset[str]) -> str | None:
+    """A list unit's one item that names words of the question none of its siblings do, after the lead-in ("Care:
+    Covers are not removable." for "are the covers removable?", not the whole care list); None when no single item
+    stands out (then the list answers as a whole)."""
+    if len(unit.items) < 2:
+        return None
+    shared = content_stems(unit.lead)
+    words = [(content_stems(item) & asked) - shared for item in unit.items]
+    best = [i for i, w in enumerate(words) if w and not any(w < v for v in words)]
+    if len(best) != 1 or any(words[best[0]] <= v for j, v in enumerate(words) if j != best[0]):
+        return None
+    return f"{unit.lead} {unit.items[best[0]].rstrip(' .;')}."
 
 
 def _state_units(answer: _Answer, work: _Work, doc: Document, units: Sequence[Unit]) -> None:
@@ -198,6 +213,11 @@ def _ranking_probe(work: _Work, doc: Document) -> str:
     """What the ranker reads as the question: the attribute probe, or for a follow-up that names nothing but a product
     ("what about the Aldergrove jacket?") the previous question, less the names of the products both are about."""
     probe = _attribute_probe(work.intent, doc)
+    for other_id in work.task.resolution.doc_ids if work.intent.comparison else ():
+        # "which is lighter, the Volt 65W or the Volt 140W?" asks each of them "which is lighter?"
+        other_doc = work.task.documents.get(other_id)
+        if other_doc is not None and other_doc.id != doc.id and other_doc.kind == "product":
+            probe = _strip_title(probe, other_doc.title, placeholder="it") or probe
     history = work.task.history
     if content_stems(probe) or not history or not work.intent.concepts:
         return probe

@@ -10,6 +10,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from ask_engine.answering.addressing import measures
 from ask_engine.answering.gaps import shop_gap
 from ask_engine.answering.query import (
     _COMMON_TITLE_STEMS,
@@ -21,6 +22,7 @@ from ask_engine.answering.query import (
     _title_stems,
 )
 from ask_engine.answering.sentences import (
+    FAQ_QUESTION_MATCH,
     PRODUCT_RULE_BONUS,
     _bare_item,
     _fits,
@@ -34,7 +36,7 @@ from ask_engine.answering.sentences import (
     _with_context,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, join_and, text_cue, word_stems
+from ask_engine.language import Intent, content_stems, country_codes_in, join_and, normalize, text_cue, word_stems
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Task
 
@@ -45,9 +47,9 @@ MIN_SEMANTIC = 0.30
 MIN_RELEVANCE_PROCESS = 0.32
 MIN_RELEVANCE_GUARDED = 0.55
 MIN_SEMANTIC_PROCESS = 0.20
-# An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
-FAQ_QUESTION_MATCH = 0.80
 FAQ_QUESTION_NEAR = 0.70
+# Below this similarity the best sentence does not answer a question using a word no evidence uses
+UNSAID_SEMANTIC = 0.45
 # A section heading this close to the question is the question ("How to start a return"): quoted from its start.
 HEADING_QUESTION_MATCH = 0.85
 # A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
@@ -168,6 +170,16 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     if names and not best.plain_overlap and best.semantic < 0.6 and not only_names:
         # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
         # take Bancontact?" asks about nothing but the name, so a sentence naming it answers
+        return None
+    unsaid = (
+        []
+        if process or targets or specific is not None or best.semantic >= UNSAID_SEMANTIC
+        else _unsaid(work, units, names, in_view)
+    )
+    if unsaid:
+        # "Do you price match?" against the swatches FAQ: the question's own word is nowhere in the shop's evidence,
+        # and the best sentence is not close in meaning: it is about something else
+        work.notes.append(f"no evidence uses {', '.join(unsaid)}")
         return None
     key = _key_word(units, intent, ignore=in_view)
     headed = _heading_names(names, units)
@@ -315,6 +327,26 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
         return None  # one shared word is the whole overlap; nothing more specific to insist on
     rarest = min(counts, key=lambda w: counts[w])
     return rarest if counts[rarest] * 4 <= len(units) else None
+
+
+def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: frozenset[str]) -> list[str]:
+    """The question's content words (not names, numbers, generic or offering words, nor the product in view's) that
+    none of the sentences that may answer it (with their headings), no document title and not the shop's name use."""
+    task, intent = work.task, work.intent
+    said = frozenset().union(*(_said_by(u) for u in units)) | content_stems(
+        " ".join([task.shop_name, *(d.title for d in task.documents.values())])
+    )
+    # the words asking for a kind of figure ("how long", "how often") frame the question, and a word naming a kind of
+    # figure ("address", "weight") is one a sentence stating it need not use
+    low = " ".join(normalize(intent.text).lower().split())
+    framing = content_stems(" ".join(m.group(0) for kind in measures() for m in kind.asks.finditer(low)))
+    framing |= content_stems(
+        " ".join(
+            w for w in re.findall(r"[\w'-]+", low) if any(k.asks.search(w) or k.states.search(w) for k in measures())
+        )
+    )
+    wanted = intent.stems - ignore - names - framing - _GENERIC_QUERY_STEMS - _OFFER_STEMS
+    return sorted(w for w in wanted if w not in said and not w.isdigit())
 
 
 def _absent_names(text: str, task: Task) -> list[str]:

@@ -22,6 +22,7 @@ from ask_engine.answering.facts import (
     _ranked_units,
     _ranker,
     _related_facts,
+    _safe_fact,
     _state_units,
     _subject,
 )
@@ -122,7 +123,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         if sold.not_recorded and found:
             # the variants record no sizes, but a fact does ("Size: ages 9-12"): that answers, and "has not recorded
             # any sizes" before it would contradict it
-            answer.sentences = [s for s in answer.sentences if s not in sold.sentences or s.kind != "meta"]
+            # the other options listed in its place ("its colours are …" for "what size are they?") answer nothing
+            # once the size is found
+            dropped = [s for s in sold.sentences if s.kind == "meta" or not (intent.price or intent.stock)]
+            answer.sentences = [s for s in answer.sentences if s not in dropped]
             answer.not_recorded = False
             answer.gaps = [g for g in answer.gaps if g not in sold.gaps]
         if found or intent.concepts or not commerce or not sold.sentences:
@@ -220,12 +224,21 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if labelled:
         _state_units(answer, work, doc, labelled[:1])
         return answer
+    notice = _notice_line(work, doc)
+    if notice is not None:
+        # "what if my power bank starts swelling?": the safety notice's own line ("Stop using it if it swells")
+        # answers; "not recorded" beside the notice would contradict the warning that comes with the answer
+        answer.claim(notice, _cites_for(work.task, doc), doc=doc.id)
+        return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
     predicate = _predicate(intent, doc)
     answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)
     own = None if predicate else _asked_fact(work, doc, ranked)
+    related = [own] if own is not None else _related_facts(work, doc, ranked)
+    if own is None and related and related[0].source == "disclosure":
+        own = related[0]  # a notice speaking of it ("Meets BS 7177" for "fire retardant?") is not "not recorded"
     if own is not None:
         # the asked attribute is recorded, only not as asked ("can my 4-month-old puppy eat it?" and "Age range:
         # Puppies 8 weeks to 12 months"): "has not recorded that" before it would read as a contradiction
@@ -240,10 +253,24 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
                 "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
             ),
         )
-    related = [own] if own is not None else _related_facts(work, doc, ranked)
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+def _notice_line(work: _Work, doc: Document) -> str | None:
+    """The sentence of the product's disclosure notices sharing most of the question's own words (not its name's,
+    nor generic ones), after the notice's label: "Battery safety: Stop using it if it swells, …"."""
+    asked = work.asked - _title_stems(doc) - _GENERIC_QUERY_STEMS
+    best: tuple[int, str] | None = None
+    for fact in doc.facts:
+        if fact.source != "disclosure":
+            continue
+        for sentence in split_sentences(_safe_fact(fact).value):
+            shared = len(asked & content_stems(sentence))
+            if shared and (best is None or shared > best[0]):
+                best = (shared, f"{fact.label}: {sentence.strip()}")
+    return best[1] if best else None
 
 
 def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:

@@ -118,7 +118,8 @@ _AUDIENCE_AFTER = text_cue("audience_after", re.IGNORECASE)  # who a product is 
 def _strip_title(text: str, title: str, placeholder: str = "") -> str:
     """Remove the longest run of consecutive words of `text` that all belong to `title` (two words at least, or
     one word that is not itself an attribute), with its article; `placeholder` ("it") takes its place."""
-    title_words = {w.lower() for w in re.findall(r"[\w'’]+", title)}
+    # a word of the title as written or by its stem ("velvet cushions" names the "Cotton Velvet Cushion")
+    title_words = {stem(w.lower()) for w in re.findall(r"[\w'’]+", title)}
     tokens = list(re.finditer(r"[\w'’]+", text))
     best: tuple[int, int] | None = None
     i = 0
@@ -126,8 +127,8 @@ def _strip_title(text: str, title: str, placeholder: str = "") -> str:
         j = i
         seen: set[str] = set()
         # a repeated word ends the run: "the Aldergrove waterproof jacket waterproof?" still asks "waterproof"
-        while j < len(tokens) and tokens[j].group(0).lower() in title_words - seen:
-            seen.add(tokens[j].group(0).lower())
+        while j < len(tokens) and stem(tokens[j].group(0).lower()) in title_words - seen:
+            seen.add(stem(tokens[j].group(0).lower()))
             j += 1
         if j > i and (best is None or j - i > best[1] - best[0]):
             best = (i, j)
@@ -145,6 +146,8 @@ def _strip_title(text: str, title: str, placeholder: str = "") -> str:
         before = _DETERMINER_BEFORE.sub("", before)
     after = text[tokens[end - 1].end() :]
     after = _AUDIENCE_AFTER.sub("", after)  # "the trail boot - men's"
+    if placeholder == "it" and re.search(r"['’]s$", tokens[end - 1].group(0)):
+        placeholder = "its"  # "is the sofa bed's mattress …?" asks of its mattress
     return re.sub(r"\s+", " ", f"{before} {placeholder} {after}").strip()
 
 
@@ -262,7 +265,8 @@ def _attribute_stems(intent: Intent, doc: Document) -> frozenset[str]:
     return intent.stems - _title_stems(doc) - _GENERIC_QUERY_STEMS
 
 
-_NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:[-'][A-Za-z]+)*|[A-Z]{2,})\b")
+# "Keswick", "Betws-y-Coed", "PayPal" (a capital inside a name: "AirPods", "WhatsApp"), "BFPO"
+_NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)*(?:[-'][A-Za-z]+)*|[A-Z]{2,})\b")
 # Capitalised words that are not names of things a shop may or may not mention.
 _NOT_NAMES = word_list("not_names")
 

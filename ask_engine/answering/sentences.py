@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ask_engine.answering.addressing import asked_measures
+from ask_engine.answering.addressing import measures as asked_kinds
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
 from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.chunking import quotable_lines
@@ -16,6 +17,8 @@ from ask_engine.faithfulness import split_sentences
 from ask_engine.language import content_stems, country_aliases, text_cue, word_list
 from ask_engine.types import Document, Evidence, Task
 
+# An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
+FAQ_QUESTION_MATCH = 0.80
 # A shipping or returns sentence naming the kind of the product in view is that product's own rule ("Chain lube ...
 # travels by ground only"), and outranks the general one by this much.
 PRODUCT_RULE_BONUS = 0.35
@@ -206,6 +209,16 @@ def _near_duplicate(unit: _Unit, chosen: list[_Unit]) -> bool:
     return False
 
 
+def _continues_address(line: str, following: str) -> bool:
+    """`following` is the rest of the street address `line` starts: a short line with a figure and no label of its
+    own ("London E8 3PH", "Collingwood VIC 3066")."""
+    place = next((m for m in asked_kinds() if m.name == "place"), None)
+    if place is None or not place.states.search(line):
+        return False
+    rest = following.strip().rstrip(".")
+    return len(rest) <= 40 and bool(re.search(r"\d", rest)) and ":" not in rest
+
+
 def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
     """A chosen sentence that leans on the one before ("This does not affect...") brings it along; a list's
     lead-in brings its items."""
@@ -216,6 +229,14 @@ def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
     for u in list(out):
         siblings = by_passage[u.evidence.passage.id]
         index = siblings.index(u)
+        following = siblings[index + 1] if index + 1 < len(siblings) else None
+        if (
+            following is not None
+            and following not in out
+            and _continues_address(u.text, following.text)
+            and _fits(out, following)
+        ):
+            out.append(following)  # "Arch 7, Mentmore Terrace" and the line below it, "London E8 3PH"
         if _ANAPHOR_START.match(u.text) and index > 0:
             previous = siblings[index - 1]
             if previous not in out and _fits(out, previous):
@@ -233,7 +254,7 @@ def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
 
 
 def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
-    """Quote a unit verbatim; a product's fact line is prefixed with the product's name, and a bare list item with
+    """Quote a unit verbatim; a product's first line in the answer is prefixed with the product's name, and a bare list item with
     its section heading ("What we can't take back: Gift cards."), unless the answer already quotes a line of that
     section."""
     text = unit.text
@@ -243,9 +264,23 @@ def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
     if not lead and section not in answer.sections and _bare_item(unit):
         lead = f"{unit.context.strip().rstrip(':.')}: "
     answer.sections.add(section)
+    if unit.context.rstrip().endswith("?") and unit.context_semantic < FAQ_QUESTION_MATCH:
+        # "Yes, we offer Klarna" answers its own FAQ question ("Can I pay in instalments?"), not "can I pay with
+        # PayPal?": the reply word would answer this one
+        bare = _REPLY_START.sub("", text, count=1)
+        if bare != text:
+            text = bare[:1].upper() + bare[1:]
     if lead and re.match(r"^[A-Z][a-z]+\b", text) and text.split()[0].lower() in _FUNCTION_WORDS:
         text = text[:1].lower() + text[1:]
-    if unit.evidence.passage.kind == "product" and doc is not None and doc.title.lower() not in text.lower():
+    titled = ("titled", doc.id if doc is not None else "")
+    if (
+        unit.evidence.passage.kind == "product"
+        and doc is not None
+        and doc.title.lower() not in text.lower()
+        and titled not in answer.sections
+    ):
+        # the product is named before its first line in the answer, not before each
+        answer.sections.add(titled)
         markdown = f"{lead}**{doc.title}** — {text}"
         text = f"{lead}{doc.title} — {_plain(text)}"
     else:
@@ -256,6 +291,8 @@ def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
 
 
 _VERBISH = text_cue("verbish", re.IGNORECASE)
+_REPLY_START = text_cue("reply_start", re.IGNORECASE)
+_OWN_LABEL = re.compile(r"^[^\W\d][^:]{0,30}:\s+\S")  # a line led by its own label: "Phone: …", "Sunday: …"
 
 
 def _bare_item(unit: _Unit) -> bool:
@@ -266,5 +303,7 @@ def _bare_item(unit: _Unit) -> bool:
         return False
     if unit.doc is not None and context.lower() == unit.doc.title.lower():
         return False
+    if _OWN_LABEL.match(unit.text):
+        return False  # "Phone: 020 7946 0321", "Saturday: 10am - 5pm" say what they are without the heading
     words = unit.text.split()
     return len(words) <= 6 and not _VERBISH.search(unit.text)

@@ -9,7 +9,7 @@ never a unit of its own. Shopify's single-variant placeholder ("Default Title") 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ask_engine.faithfulness import split_sentences
@@ -43,6 +43,8 @@ class Unit:
     key: str = ""  # the fact key, for facts and options
     context: str = ""  # the heading a description sentence sits under
     position: int = 0  # order within the product
+    lead: str = ""  # a list unit's lead-in ("Care:"), its items after it
+    items: tuple[str, ...] = ()
 
     @property
     def fact(self) -> Fact | None:
@@ -96,10 +98,13 @@ def product_units(doc: Document, *, untrusted: object = None) -> list[Unit]:
     if tags:
         units.append(Unit("Tags: " + ", ".join(tags), "identity", label="Tags", value=", ".join(tags), key="tags"))
     units += [u for u in description_units(doc.body) if not is_untrusted(u.text)]
-    return [
-        Unit(u.text, u.kind, label=u.label, value=u.value, key=u.key, context=u.context, position=n)
-        for n, u in enumerate(units)
-    ]
+    return [replace(u, position=n) for n, u in enumerate(units)]
+
+
+def _is_title(line: str) -> bool:
+    """A short line without figures that may title what follows it ("Materials:", "Key features")."""
+    words = line.strip().rstrip(".:").split()
+    return bool(words) and len(words) <= _HEADING_WORDS and not re.search(r"\d", line)
 
 
 def _is_heading(line: str, following: str) -> bool:
@@ -124,6 +129,12 @@ def description_units(body: str) -> list[Unit]:
     while i < len(lines):
         line = lines[i]
         if line.rstrip().endswith(":"):
+            sentences = [t.strip() for t in split_sentences(line) if t.strip()]
+            if len(sentences) > 1:
+                # "Headboard height 105 cm. Under-bed clearance 24 cm. External dimensions:": the sentences before
+                # the lead-in are units of their own, the lead-in leads the list alone
+                units += [Unit(t, "description", value=t, context=context) for t in sentences[:-1] if len(t) > 3]
+                line = sentences[-1]
             items: list[str] = []
             j = i + 1
             while (
@@ -137,7 +148,11 @@ def description_units(body: str) -> list[Unit]:
                 j += 1
             if items and len(items) >= 1 and not (len(items) == 1 and len(lines[i + 1]) > _LIST_ITEM_CHARS):
                 text = f"{line.rstrip()} {'; '.join(items)}."
-                units.append(Unit(text, "description", value=text, context=context))
+                units.append(
+                    Unit(text, "description", value=text, context=context, lead=line.rstrip(), items=tuple(items))
+                )
+                if _is_title(line):
+                    context = line.rstrip(" :")  # a heading's lines after its list ("Care:" …) are still under it
                 i = j
                 continue
             context = line.rstrip(" :")  # a lead-in with prose after it is that prose's heading

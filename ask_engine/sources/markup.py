@@ -48,6 +48,13 @@ def _sentence(line: str) -> str:
     return line if stripped.endswith(_SENTENCE_END) else line + "."
 
 
+def _lead_in(line: str) -> str:
+    """A heading as the lead-in of the lines under it: "Materials" -> "Materials:"; one ending in its own
+    punctuation ("Why wool?", "Care:") is kept."""
+    stripped = line.rstrip("\"'”’)]*_ ")
+    return line if stripped.endswith(_SENTENCE_END) else line + ":"
+
+
 class _HtmlText:
     """Walks parsed HTML into lines (one per paragraph, list item or table row) and section headings."""
 
@@ -110,7 +117,9 @@ class _HtmlText:
         if level <= self.split_level:
             self.blocks.append(_Block(text, level, anchor))
         else:
-            self.blocks.append(_Block(_sentence(text)))
+            # a heading inside a section (a product description's "Materials", "Care") leads what follows it, as a
+            # "Materials:" line does; a full stop would make it a sentence of its own, or an item of the list before
+            self.blocks.append(_Block(_lead_in(text)))
 
     def _table(self, table: Any) -> None:
         rows = [
