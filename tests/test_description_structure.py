@@ -125,7 +125,7 @@ FILES = {
     "## Get in touch\n\nPhone: 020 7946 0321\nEmail: hello@oakandamp.example\n",
     "faq.yaml": "entries:\n  - question: Can I pay in instalments?\n    answer: Yes, we offer Klarna Pay in 3 on all "
     "orders.\n  - question: Do you offer gift wrapping?\n    answer: Not at the moment, but we can include a gift "
-    "note.\n",
+    "note.\n  - question: Do you sell phones?\n    answer: No - we sell accessories only, not phones or laptops.\n",
 }
 
 
@@ -200,3 +200,8 @@ def test_a_labelled_page_line_needs_no_heading_and_an_address_keeps_its_postcode
     assert "020 7946 0321" in text and "Get in touch" not in text, text
     text = ask(engine, "What's the showroom address?")
     assert "Mentmore Terrace" in text and "E8 3PH" in text, text
+
+
+def test_a_do_you_sell_question_lists_the_goods_it_names_not_an_faq_reply(engine: Engine) -> None:
+    text = ask(engine, "Do you sell chargers?")
+    assert "Volt 30W Charger" in text and "Volt 140W Charger" in text and "No" not in text.split(), text

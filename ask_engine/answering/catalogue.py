@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ask_engine.answering.addressing import asked_measures, ways_of
 from ask_engine.answering.commerce import _commerce, _price
 from ask_engine.answering.facts import (
@@ -30,7 +32,7 @@ from ask_engine.answering.query import (
 from ask_engine.answering.units import Unit, product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Work
 from ask_engine.chunking import quotable_lines
-from ask_engine.language import content_stems, text_cue, word_list, word_stems
+from ask_engine.language import Intent, content_stems, text_cue, word_list, word_stems
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Evidence, Task
 
@@ -166,14 +168,16 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
                 keep.append(doc)
         elif (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55 or (intent.concepts and not wanted):
             keep.append(doc)
-    if not keep:
+    if not keep or _sold_for(intent, keep):
         return None
     answer = _Answer()
+    asked_head = _offered_head(intent)
     for doc in keep:
         if len(answer.sentences) >= 3:
             break
         fact = None
-        if intent.concepts:
+        # "do you sell chargers?" asks for chargers, whatever attribute the word "charger" also reads as
+        if intent.concepts and not (asked_head and asked_head in _heads(doc)):
             facts = _match_facts(work, doc, _attribute_stems(intent, doc))
             fact = facts[0] if facts else None
             if fact is None or _BOOLEAN_VALUES.get(fact.value.strip().lower()) is False:
@@ -197,6 +201,23 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
                 if lines:
                     answer.claim(lines[0], _cites_for(task, doc), doc=doc.id)
     return answer if answer.sentences else None
+
+
+def _offered_head(intent: Intent) -> str:
+    """What a "do you sell …?" question asks for, by the last word of the thing it names ("iPhone cases": case); ""
+    for another question, or a thing of more than three words."""
+    match = _OFFER_RE.search(intent.lower)
+    if match is None or not intent.yes_no:
+        return ""
+    thing = _THING_EDGES_RE.sub("", _THING_END_RE.split(match.group(2), maxsplit=1)[0]).strip()
+    return _head(thing) if len(thing.split()) <= 3 else ""
+
+
+def _sold_for(intent: Intent, products: Sequence[Document]) -> bool:
+    """ "Do you sell iPhones?" when the products naming iPhones are none of them one (cases, screen protectors): the
+    thing asked for is what they are for, not what they are; `_not_offered` says so."""
+    head = _offered_head(intent)
+    return bool(head) and not any(head in _heads(doc) for doc in products)
 
 
 def _line_naming(doc: Document, words: frozenset[str] | set[str]) -> str | None:
