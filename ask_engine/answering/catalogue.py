@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ask_engine.answering.addressing import asked_measures, ways_of
 from ask_engine.answering.commerce import _commerce, _price
 from ask_engine.answering.facts import (
@@ -168,10 +166,12 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
                 keep.append(doc)
         elif (wanted and len(wanted & words) >= 0.6 * len(wanted)) or sim >= 0.55 or (intent.concepts and not wanted):
             keep.append(doc)
-    if not keep or _sold_for(intent, keep):
+    asked_head = _offered_head(intent)
+    if not keep or (asked_head and not any(asked_head in _heads(doc) for doc in keep)):
+        # "Do you sell iPhones?" when the products naming iPhones are none of them one (cases, screen protectors):
+        # the thing asked for is what they are for, not what they are; `_not_offered` says so
         return None
     answer = _Answer()
-    asked_head = _offered_head(intent)
     for doc in keep:
         if len(answer.sentences) >= 3:
             break
@@ -203,21 +203,19 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
     return answer if answer.sentences else None
 
 
+def _offered_thing(intent: Intent) -> tuple[str, str] | None:
+    """The verb and the thing of a yes/no "do you sell …?" question ("sell", "iPhone cases"); None for another."""
+    match = _OFFER_RE.search(intent.lower)
+    if match is None or not intent.yes_no:
+        return None
+    return match.group(1), _THING_EDGES_RE.sub("", _THING_END_RE.split(match.group(2), maxsplit=1)[0]).strip()
+
+
 def _offered_head(intent: Intent) -> str:
     """What a "do you sell …?" question asks for, by the last word of the thing it names ("iPhone cases": case); ""
     for another question, or a thing of more than three words."""
-    match = _OFFER_RE.search(intent.lower)
-    if match is None or not intent.yes_no:
-        return ""
-    thing = _THING_EDGES_RE.sub("", _THING_END_RE.split(match.group(2), maxsplit=1)[0]).strip()
-    return _head(thing) if len(thing.split()) <= 3 else ""
-
-
-def _sold_for(intent: Intent, products: Sequence[Document]) -> bool:
-    """ "Do you sell iPhones?" when the products naming iPhones are none of them one (cases, screen protectors): the
-    thing asked for is what they are for, not what they are; `_not_offered` says so."""
-    head = _offered_head(intent)
-    return bool(head) and not any(head in _heads(doc) for doc in products)
+    offered = _offered_thing(intent)
+    return _head(offered[1]) if offered and len(offered[1].split()) <= 3 else ""
 
 
 def _line_naming(doc: Document, words: frozenset[str] | set[str]) -> str | None:
@@ -249,11 +247,10 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
     The shop's own answer comes first: an FAQ or policy sentence naming every word of the thing ("We don't offer
     equipment rental") is quoted instead."""
     task, intent = work.task, work.intent
-    match = _OFFER_RE.search(intent.lower)
-    if targets or match is None or not intent.yes_no:
+    sold = _offered_thing(intent)
+    if targets or sold is None:
         return None
-    verb = match.group(1)
-    thing = _THING_EDGES_RE.sub("", _THING_END_RE.split(match.group(2), maxsplit=1)[0]).strip()
+    verb, thing = sold
     wanted = content_stems(thing) - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS
     if not wanted or len(thing.split()) > 5 or _POSSESSIVE_RE.match(thing):
         return None  # "do you sell my data?" asks about a practice, not goods

@@ -152,8 +152,9 @@ def _single_item(unit: Unit, asked: frozenset[str]) -> str | None:
         return None
     shared = content_stems(unit.lead)
     words = [(content_stems(item) & asked) - shared for item in unit.items]
+    # an item whose words no sibling's include: two with the same words are both kept, so none stands out
     best = [i for i, w in enumerate(words) if w and not any(w < v for v in words)]
-    if len(best) != 1 or any(words[best[0]] <= v for j, v in enumerate(words) if j != best[0]):
+    if len(best) != 1:
         return None
     return f"{unit.lead} {unit.items[best[0]].rstrip(' .;')}."
 

@@ -42,17 +42,12 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _sentence(line: str) -> str:
-    """A line as a sentence: list items, table rows and headings often lack a full stop."""
+def _sentence(line: str, end: str = ".") -> str:
+    """A line as a sentence: list items, table rows and headings often lack a full stop. With `end` ":", a heading
+    as the lead-in of the lines under it ("Materials" -> "Materials:"); a line ending in its own punctuation ("Why
+    wool?", "Care:") is kept either way."""
     stripped = line.rstrip("\"'”’)]*_ ")
-    return line if stripped.endswith(_SENTENCE_END) else line + "."
-
-
-def _lead_in(line: str) -> str:
-    """A heading as the lead-in of the lines under it: "Materials" -> "Materials:"; one ending in its own
-    punctuation ("Why wool?", "Care:") is kept."""
-    stripped = line.rstrip("\"'”’)]*_ ")
-    return line if stripped.endswith(_SENTENCE_END) else line + ":"
+    return line if stripped.endswith(_SENTENCE_END) else line + end
 
 
 class _HtmlText:
@@ -119,7 +114,7 @@ class _HtmlText:
         else:
             # a heading inside a section (a product description's "Materials", "Care") leads what follows it, as a
             # "Materials:" line does; a full stop would make it a sentence of its own, or an item of the list before
-            self.blocks.append(_Block(_lead_in(text)))
+            self.blocks.append(_Block(_sentence(text, ":")))
 
     def _table(self, table: Any) -> None:
         rows = [
