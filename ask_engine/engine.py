@@ -378,6 +378,7 @@ class Engine:
                 region=region,
                 language=index.shop.language,
                 shop_name=index.shop.name,
+                shop_currency=index.shop.currency,
                 operation_requested=question.operation is not None,
                 unit_vectors=index.unit_vectors,
                 query_vector=None if vector is None else QueryVector(query, vector, embedder),

@@ -302,6 +302,7 @@ class Task:
     region: str | None = None
     language: str | None = None
     shop_name: str = ""
+    shop_currency: str | None = None  # shop.toml's currency: where a shipping question's "Perth" most likely is
     operation_requested: bool = False  # the read-only guard found an operation in the query
     # The index's stored vectors of the texts a generator compares with the question (None: embed them when asked).
     unit_vectors: UnitVectors | None = field(default=None, compare=False, repr=False)

