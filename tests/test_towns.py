@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ask_engine.engine import Engine
-from ask_engine.towns import home_country, postcode_areas_listed, town_named
+from ask_engine.towns import home_country, near_named_city, postcode_areas_listed, town_named, towns_in
 from tests.shop_helpers import ask_plain, inline_engine
 
 # ------------------------------------------------------------------------------------------ the gazetteer
@@ -44,6 +44,16 @@ def test_what_is_not_a_destination_town() -> None:
     assert lyon is not None and lyon.country == "FR"  # a city abroad is
 
 
+def test_a_city_a_line_names_near_the_town() -> None:
+    line = "Zone 1: Sydney metro, the Blue Mountains, the Central Coast, Newcastle and Wollongong"
+    parramatta = town_named("Do you deliver to Parramatta?", ["AU"])
+    wagga = town_named("Do you deliver to Wagga Wagga?", ["AU"])
+    assert parramatta is not None and wagga is not None
+    assert near_named_city(parramatta, line) == "sydney"  # the nearest of those named
+    assert near_named_city(wagga, line) is None  # 400 km away
+    assert towns_in(line, "AU") >= {"sydney", "newcastle", "wollongong"}
+
+
 def test_postcode_areas_are_read_only_from_a_list_of_them() -> None:
     assert postcode_areas_listed("Zone 2: BN, BR, CR, KT: £6.95") == {"BN", "BR", "CR", "KT"}
     assert postcode_areas_listed("Highlands (IV, HS, KW, PA20-PA49)") == {"IV", "HS", "KW", "PA"}
@@ -73,6 +83,20 @@ UK = {
     "- Scottish Highlands and Islands (IV, HS, KW, ZE, PH): £24.95, 5-7 working days.\n\n"
     "We do not deliver to Northern Ireland, the Channel Islands or the Isle of Man.\n",
 }
+AU_TABLE = {
+    "shop.toml": '[shop]\nname = "Wattle Row"\nurl = "https://wattle.example"\ncurrency = "AUD"\n',
+    "products.json": '{"products":[{"id":1,"title":"Native Potting Mix 25 L","handle":"potting-mix","body_html":'
+    '"<p>Potting mix for natives.</p>","product_type":"Potting mix","variants":[{"id":11,"title":"Default Title",'
+    '"price":"24.00"}]}]}',
+    "policies/shipping.md": "---\ntype: shipping_policy\ntitle: Shipping\n---\n# Shipping\n\n"
+    "| Zone | Areas | Delivery time | Cost |\n|---|---|---|---|\n"
+    "| Zone 1 | Sydney metro, the Blue Mountains and Wollongong | 1-3 business days | $14.95 |\n"
+    "| Zone 2 | Regional NSW and the ACT | 2-4 business days | $19.95 |\n"
+    "| Zone 3 | Victoria, and South-East Queensland (Brisbane, Toowoomba and the Gold Coast) | 2-5 business days "
+    "| $22.95 |\n"
+    "| Zone 4 | South Australia and the rest of Queensland | 4-7 business days | $27.95 |\n\n"
+    "- Potting mix is delivered within NSW and the ACT only.\n",
+}
 AU = {
     "shop.toml": '[shop]\nname = "Gum Tree Goods"\nurl = "https://gumtree.example"\ncurrency = "AUD"\n',
     "products.json": _PRODUCTS,
@@ -96,7 +120,7 @@ US = {
 def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[dict[str, Engine]]:
     made = {
         name: inline_engine(tmp_path_factory.mktemp(name) / "shop", files, embedder)
-        for name, files in (("uk", UK), ("au", AU), ("us", US))
+        for name, files in (("uk", UK), ("au", AU), ("au_table", AU_TABLE), ("us", US))
     }
     yield {name: next(gen) for name, gen in made.items()}
     for gen in made.values():
@@ -117,6 +141,13 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
         ("au", "How much is shipping to Darwin?", ["the Northern Territory", "$14.95"], ["Tasmania:"]),
         ("au", "Do you deliver to Brisbane?", ["in Queensland", "$12.95"], ["Tasmania:"]),
+        # a state by its code ("Regional NSW"), a part of a state naming other towns after its whole, a line
+        # naming only other states left out, and the product's own rule before the zone
+        ("au_table", "How much is delivery to Wagga Wagga?", ["New South Wales", "$19.95"], ["$22.95", "$14.95"]),
+        # a town near a city a zone names is in that city's zone, not in "regional" New South Wales
+        ("au_table", "Do you deliver to Parramatta?", ["near Sydney", "$14.95"], ["$19.95"]),
+        ("au_table", "What's the delivery charge to Townsville?", ["Zone 4", "$27.95"], ["$22.95", "$19.95"]),
+        ("au_table", "How much is delivery to Brisbane?", ["Zone 3", "$22.95"], ["$27.95"]),
         ("us", "Do you ship to Anchorage?", ["in Alaska", "$19"], ["couldn't find"]),
         # a foreign city: its country's rule
         ("us", "Do you ship to Toronto?", ["in Canada", "do not ship to Canada"], ["48 states"]),
@@ -132,6 +163,12 @@ def test_a_town_gets_its_zone(
         assert text in answer, (question, answer)
     for text in unwanted:
         assert text not in answer, (question, answer)
+
+
+def test_the_product_in_views_own_rule_comes_before_the_zone(engines: dict[str, Engine]) -> None:
+    answer = ask_plain(engines["au_table"], "Can you deliver a bag of potting mix to Geelong?", "gid://shop/Product/1")
+    assert "Geelong is in Victoria" in answer and "NSW and the ACT only" in answer, answer
+    assert "$22.95" not in answer, answer
 
 
 def test_the_data_file_is_in_the_package() -> None:

@@ -21,6 +21,14 @@ from ask_engine.answering.query import (
     _query_names,
     _title_stems,
 )
+from ask_engine.answering.rules import (
+    _OFFER_STEMS,
+    _PROCESS_STEMS,
+    _RETURN_STEMS,
+    _VAGUE_STEMS,
+    _head_stems,
+    _kind_section,
+)
 from ask_engine.answering.sentences import (
     FAQ_QUESTION_MATCH,
     PRODUCT_RULE_BONUS,
@@ -36,7 +44,14 @@ from ask_engine.answering.sentences import (
     _with_context,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, join_and, normalize, text_cue, word_stems
+from ask_engine.language import (
+    Intent,
+    content_stems,
+    country_codes_in,
+    join_and,
+    normalize,
+    text_cue,
+)
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Task
 
@@ -66,12 +81,6 @@ _DEICTIC_RE = text_cue("deictic")
 # "Yes." or "No, we don't." says nothing without its FAQ question.
 _BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)
 _SELF_REFERENCE = text_cue("self_reference", re.I)
-_RETURN_STEMS = word_stems("return_words")
-# Words of store processes, which name no goods ("can I return a gift card?" names gift cards).
-_PROCESS_STEMS = word_stems("process_words")
-_VAGUE_STEMS = word_stems("vague_words")
-# Verbs of "do you take / accept / offer X?": the question is about X alone.
-_OFFER_STEMS = word_stems("offer_verbs")
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
@@ -201,6 +210,16 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     section = None if absent or targets else _section_answer(units, targets)
     if section is not None:
         return section  # a section whose heading is the question answers it, before any list entry
+    rule = _kind_section(work, ranked, targets, intent) if specific is None and not work.guarded else None
+    if rule:
+        # "What does it cost to return a sofa?": the refund policy's section about large furniture, its sentence
+        # naming sofas and its sentence with the collection fee; the policy's general lines would mislead
+        answer = _Answer()
+        for u in rule:
+            _quote(answer, u)
+        for doc in targets:
+            answer.use(doc.id)
+        return answer
     if specific is not None:
         # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't
         # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
@@ -430,22 +449,6 @@ def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], in
         if (kinds & words or tags & _head_stems(u.text)) if targets else (returns and asked <= words):
             return u
     return None
-
-
-def _head_stems(text: str) -> frozenset[str]:
-    """The stems of the words that end a noun phrase of `text`: those not followed by another content word
-    ("Coffee beans and other food": beans, food; "Workshop services once ...": services, not workshop). A product's
-    tag names its kind only as a head ("food"), not as a word qualifying another thing ("workshop services")."""
-    tokens = re.findall(r"[\w'’-]+|[^\w\s]", text)
-    out: set[str] = set()
-    for i, token in enumerate(tokens):
-        stems = content_stems(token)
-        if not stems:
-            continue
-        after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if not (after and after[0].isalnum() and content_stems(after)):
-            out |= stems
-    return frozenset(out)
 
 
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.

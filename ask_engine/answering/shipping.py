@@ -13,7 +13,17 @@ from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, _fits,
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
-from ask_engine.towns import Town, home_country, postcode_areas_listed, region_display, region_words, town_named
+from ask_engine.towns import (
+    Town,
+    fold_name,
+    home_country,
+    near_named_city,
+    postcode_areas_listed,
+    region_display,
+    regions_named,
+    town_named,
+    towns_in,
+)
 from ask_engine.types import Document
 
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
@@ -86,6 +96,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if intent.price and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
+        for u in restricted:
+            levels[id(u)] = max(levels.values(), default=0)  # the product's own rule is as specific as any zone
         pool.sort(key=lambda u: (-levels.get(id(u), 0), -u.score))  # the town's own zone first
         chosen = [pool[0]]
         for u in pool[1:]:
@@ -97,8 +109,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 chosen.append(u)
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
-        if town is not None and levels.get(id(chosen[0]), 0) < 3:  # a line naming the town says it itself
-            answer.meta(_town_phrase(town, levels.get(id(chosen[0]), 0)))
+        if town is not None and _town_level(town, chosen[0].text) < 3:  # a line naming the town says it itself
+            answer.meta(_town_phrase(town, chosen))
         for u in chosen:
             _quote(answer, u)
         for d in targets:
@@ -125,7 +137,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         return None  # a home town the policy does not name ("the 48 contiguous states" for Denver): not "not listed"
     answer = _Answer()
     if town is not None:
-        answer.meta(_town_phrase(town, 0))
+        answer.meta(_town_phrase(town, []))
     answer.meta(phrase("not_listed_country", country=country_name(code)))
     answer.not_recorded = True
     candidates = [u for u in shipping_units if not u.text.rstrip().endswith(":")]
@@ -159,30 +171,43 @@ def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
 
 
 def _town_level(town: Town | None, text: str) -> int:
-    """How closely a shipping line names the town's place: 3 the town itself, 2 its postcode area, 1 its state,
-    province or nation (or their adjective: "English postcodes"), 0 none of them; -1 for a line listing only
-    other postcode areas, which is about somewhere else."""
+    """How closely a shipping line names the town's place: 3 the town itself, 2 its postcode area or a city near it
+    ("Sydney metro" for Parramatta), 1 its state,
+    province or nation (its name, adjective or code: "English postcodes", "Regional NSW"), 0 none of them; -1 for a
+    line about somewhere else: one listing only other postcode areas, or naming only other regions of the country
+    and not the country as a whole ("Zone 4: South Australia and the rest of Queensland" for Geelong)."""
     if town is None:
         return 0
-    low = text.lower()
-    if re.search(rf"(?<![\w-]){re.escape(town.name.lower())}(?![\w-])", low):
+    if re.search(rf"(?<![\w-]){re.escape(town.name.lower())}(?![\w-])", text.lower()):
         return 3
+    if near_named_city(town, text) is not None:
+        return 2  # "Zone 1: Sydney metro, …" for Parramatta: the area of a city near the town
     listed = postcode_areas_listed(text)
     if listed and town.postcode_areas:
         return 2 if listed & set(town.postcode_areas) else -1
-    if town.region and any(
-        re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", low) for w in region_words(town.country, town.region)
-    ):
-        return 1
+    named, rest = regions_named(text, town.country)
+    if town.region in named:
+        # "South-East Queensland (Brisbane, Ipswich, …)" names a part of Queensland that may leave Townsville out:
+        # a line about the region as a whole ("the rest of Queensland") comes before it
+        return 0 if towns_in(text, town.country) - {fold_name(town.name)} else 1
+    if named and town.region and town.country not in country_codes_in(rest):
+        return -1
     return 0
 
 
-def _town_phrase(town: Town, level: int) -> str:
-    """Where the town is, as the line quoted next names it: "Brighton is in the BN postcode area.", "Hobart is in
-    Tasmania.", "Toronto is in Canada."."""
-    if level == 2 and town.postcode_areas:
+def _town_phrase(town: Town, chosen: list[_Unit]) -> str:
+    """Where the town is, as the lines quoted next name it (`_town_level` of each): "Brighton is in the BN postcode
+    area.", "Parramatta is near Sydney.", "Hobart is in Tasmania." (also before "… within NSW and the ACT only"),
+    "Toronto is in Canada."."""
+    levels = {_town_level(town, u.text) for u in chosen}
+    if 2 in levels and town.postcode_areas:
         return phrase("town_in", town=town.name, place=f"the {'/'.join(town.postcode_areas)} postcode area")
-    if town.region and level >= 1:
+    for u in chosen:
+        city = near_named_city(town, u.text)
+        if city is not None:
+            written = re.search(re.escape(city), u.text, re.IGNORECASE)
+            return phrase("town_near", town=town.name, city=written.group() if written else city.title())
+    if town.region and levels & {1, -1}:
         return phrase("town_in", town=town.name, place=region_display(town.region))
     return phrase("town_in", town=town.name, place=country_name(town.country))
 
