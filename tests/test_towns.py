@@ -61,6 +61,15 @@ def test_postcode_areas_are_read_only_from_a_list_of_them() -> None:
     assert postcode_areas_listed("Sizes S, M and L") == frozenset()
 
 
+def test_sending_goods_to_a_place_is_a_shipping_question() -> None:
+    from ask_engine.language import parse_query
+
+    assert parse_query("Can you send the Grevillea to Perth?").shipping_place
+    assert parse_query("Can I send a jar of the plum jam to my sister in London?").shipping_place
+    assert not parse_query("Can I send the boots back to you?").shipping  # a return
+    assert not parse_query("Can I send my old jacket to you for repair?").shipping
+
+
 def test_home_country_of_a_currency() -> None:
     assert (home_country("gbp"), home_country("AUD")) == ("GB", "AU")
     assert home_country("EUR") is None and home_country(None) is None  # the euro is many countries' currency
@@ -148,6 +157,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         ("au_table", "Do you deliver to Parramatta?", ["near Sydney", "$14.95"], ["$19.95"]),
         ("au_table", "What's the delivery charge to Townsville?", ["Zone 4", "$27.95"], ["$22.95", "$19.95"]),
         ("au_table", "How much is delivery to Brisbane?", ["Zone 3", "$22.95"], ["$27.95"]),
+        # "send <goods> to <town>" is a shipping question
+        ("au", "Can you send a canvas tote to Hobart?", ["in Tasmania", "5-8 business days"], ["couldn't find"]),
         ("us", "Do you ship to Anchorage?", ["in Alaska", "$19"], ["couldn't find"]),
         # a foreign city: its country's rule
         ("us", "Do you ship to Toronto?", ["in Canada", "do not ship to Canada"], ["48 states"]),

@@ -205,7 +205,7 @@ def _town_phrase(town: Town, chosen: list[_Unit]) -> str:
     for u in chosen:
         city = near_named_city(town, u.text)
         if city is not None:
-            written = re.search(re.escape(city), u.text, re.IGNORECASE)
+            written = re.search(rf"(?:\bthe )?{re.escape(city)}", u.text, re.IGNORECASE)  # "the Blue Mountains"
             return phrase("town_near", town=town.name, city=written.group() if written else city.title())
     if town.region and levels & {1, -1}:
         return phrase("town_in", town=town.name, place=region_display(town.region))
