@@ -113,7 +113,8 @@ AU = {
     "We ship Australia-wide with Australia Post.\n\n"
     "- Regional New South Wales, Victoria and Queensland: 4-7 business days, $12.95.\n"
     "- Western Australia and the Northern Territory: 6-10 business days, $14.95.\n"
-    "- Tasmania: 5-8 business days, $14.95.\n\nOrders over $120 ship free.\n",
+    "- Tasmania: 5-8 business days, $14.95.\n\nOrders over $120 ship free.\n\n"
+    "Fresh flowers can't be sent to Tasmania or Western Australia.\n",
 }
 US = {
     "shop.toml": '[shop]\nname = "Prairie Supply"\nurl = "https://prairie.example"\ncurrency = "USD"\n',
@@ -148,6 +149,13 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         ("uk", "Can you deliver to Inverness?", ["IV postcode area", "£24.95"], ["Zone 3"]),
         ("uk", "Do you deliver to Belfast?", ["Northern Ireland", "do not deliver"], ["Zone"]),
         ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
+        # with its rate, the restriction naming the town's state, however far its words are from the question's
+        (
+            "au",
+            "How long does shipping to Perth take?",
+            ["Western Australia", "6-10 business days", "can't be sent"],
+            [],
+        ),
         ("au", "How much is shipping to Darwin?", ["the Northern Territory", "$14.95"], ["Tasmania:"]),
         ("au", "Do you deliver to Brisbane?", ["in Queensland", "$12.95"], ["Tasmania:"]),
         # a state by its code ("Regional NSW"), a part of a state naming other towns after its whole, a line

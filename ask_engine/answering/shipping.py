@@ -11,7 +11,7 @@ from functools import lru_cache
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
 from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
+from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members, text_cue
 from ask_engine.phrases import phrase
 from ask_engine.towns import (
     Town,
@@ -29,6 +29,7 @@ from ask_engine.types import Document
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
 # What the sentences saying where the shop ships are compared with (a fixed text: the indexer embeds it ahead).
 DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver to?"
+_NEGATION = text_cue("negation", re.IGNORECASE)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 
 
@@ -107,6 +108,14 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 continue  # Brighton's zone (BN) answers for Brighton; the rest of England's would mislead
             if len(chosen) < 2 and u.score >= pool[0].score - 0.06 and _fits(chosen, u):
                 chosen.append(u)
+        if town is not None and not targets and not any(_NEGATION.search(u.text) for u in chosen):
+            # "Live plants … can't be sent to … Tasmania" holds for Hobart whatever rate is quoted: with no product in
+            # view, a restriction naming the town's place as closely as the quoted lines is quoted too
+            top = levels.get(id(chosen[0]), 0)
+            barred = [u for u in pool if u not in chosen and levels.get(id(u), 0) >= max(top, 1)]
+            barred = [u for u in barred if _NEGATION.search(u.text)]
+            if barred and _fits(chosen, barred[0]):
+                chosen.append(barred[0])
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
         if town is not None and _town_level(town, chosen[0].text) < 3:  # a line naming the town says it itself
