@@ -14,7 +14,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -110,20 +110,35 @@ def regions_named(text: str, country: str) -> tuple[frozenset[str], str]:
     return frozenset(found), text
 
 
+def _spans(text: str, words: list[re.Match[str]], i: int, capitals: bool) -> Iterator[tuple[str, str]]:
+    """The names of up to `_MAX_WORDS` words starting at word `i`, longest first, as `text` writes them, each with
+    its last word; with `capitals`, only those whose words are capitalised or joining words ("Kingston upon
+    Hull")."""
+    for size in range(min(_MAX_WORDS, len(words) - i), 0, -1):
+        span = words[i : i + size]
+        if capitals and not all(w.group()[0].isupper() or w.group() in _JOINING for w in span):
+            continue
+        yield text[span[0].start() : span[-1].end()].rstrip(".'’"), span[-1].group()
+
+
+@lru_cache(maxsize=64)
+def _region_keys(country: str) -> frozenset[str]:
+    return frozenset(fold_name(name) for key, name in _data()["regions"].items() if key.startswith(f"{country}-"))
+
+
+@lru_cache(maxsize=1 << 12)  # a pure function of its text, asked of the same shipping lines line after line
 def towns_in(text: str, country: str) -> frozenset[str]:
     """The towns of `country` a line names, written with capitals ("South-East Queensland (Brisbane, Ipswich)"
     → brisbane, ipswich), folded to lower case; a region's own name is not read as a town."""
     towns: dict[str, list[list[Any]]] = _data()["towns"]
-    regions = {fold_name(name) for key, name in _data()["regions"].items() if key.startswith(f"{country}-")}
     words = list(_WORD.finditer(text))
     found: set[str] = set()
     for i in range(len(words)):
-        for size in range(min(_MAX_WORDS, len(words) - i), 0, -1):
-            span = words[i : i + size]
-            if not all(w.group()[0].isupper() or w.group() in _JOINING for w in span) or span[-1].group() in _JOINING:
+        for name, last in _spans(text, words, i, capitals=True):
+            key = fold_name(name)
+            if last in _JOINING or key in _region_keys(country):
                 continue
-            key = fold_name(text[span[0].start() : span[-1].end()].rstrip(".'’"))
-            if key not in regions and any(e[0] == country for e in towns.get(key, ())):
+            if any(e[0] == country for e in towns.get(key, ())):
                 found.add(key)
                 break
     return frozenset(found)
@@ -159,29 +174,27 @@ def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
 def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
     """The town or city a question names as a destination ("… deliver to Brighton?"), or None. A name several
     places share is read as the one in the first country of `prefer` that has it (the buyer's, the shop's, then
-    those its shipping lines name), else the most populous; one only abroad must be a city (`FOREIGN_CITY`). A name must follow a destination word, and is taken as written in
-    capitals unless the whole question is in lower case, so "deliver to reading glasses" is no town."""
+    those its shipping lines name), else the most populous; one only abroad must be a city (`FOREIGN_CITY`). A
+    name must follow a destination word, and is taken as written in capitals unless the whole question is in lower
+    case, so "deliver to reading glasses" is no town."""
     towns: dict[str, list[list[Any]]] = _data()["towns"]
     regions: dict[str, str] = _data()["regions"]
-    lowercase = question == question.lower()
+    capitals = question != question.lower()
+    rank = {code: n for n, code in enumerate(prefer)}
     words = list(_WORD.finditer(question))
     for i, first in enumerate(words):
         if not _BEFORE.search(question[: first.start()]):
             continue
-        for size in range(min(_MAX_WORDS, len(words) - i), 0, -1):
-            span = words[i : i + size]
-            text = question[span[0].start() : span[-1].end()].rstrip(".'’")
-            if not lowercase and not all(w.group()[0].isupper() or w.group() in _JOINING for w in span):
-                continue
-            entries = towns.get(fold_name(text))
+        for text, _ in _spans(question, words, i, capitals):
+            key = fold_name(text)
+            entries = towns.get(key)
             if not entries:
                 continue
-            rank = {code: n for n, code in enumerate(prefer)}
             best = min(entries, key=lambda e: (rank.get(e[0], len(rank)), -e[2]))
             if prefer and best[0] not in rank and best[2] < FOREIGN_CITY:
                 continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
             code, region_key = best[0], best[1]
-            areas = _areas_by_town().get(fold_name(text), ()) if code == "GB" else ()
+            areas = _areas_by_town().get(key, ()) if code == "GB" else ()
             where = (float(best[3]), float(best[4])) if len(best) >= 5 else None
             return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas, where)
     return None

@@ -214,12 +214,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     if rule:
         # "What does it cost to return a sofa?": the refund policy's section about large furniture, its sentence
         # naming sofas and its sentence with the collection fee; the policy's general lines would mislead
-        answer = _Answer()
-        for u in rule:
-            _quote(answer, u)
-        for doc in targets:
-            answer.use(doc.id)
-        return answer
+        return _quoted(rule, targets)
     if specific is not None:
         # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't
         # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
@@ -268,10 +263,13 @@ def _entry_from_start(units: list[_Unit], top: _Unit, targets: Sequence[Document
         if len(chosen) >= 3 or not _fits(chosen, u):
             break
         chosen.append(u)
-    if not chosen:
-        return None
+    return _quoted(chosen, targets) if chosen else None
+
+
+def _quoted(units: Sequence[_Unit], targets: Sequence[Document]) -> _Answer:
+    """An answer quoting `units` in order, about the products in view (the question is about them)."""
     answer = _Answer()
-    for u in chosen:
+    for u in units:
         _quote(answer, u)
     for doc in targets:
         answer.use(doc.id)

@@ -34,8 +34,9 @@ _SHARED_BONUS = 0.1
 
 def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document], intent: Intent) -> list[_Unit] | None:
     """For a returns question, the refund policy's section about the goods asked of (the product in view's kind,
-    or the goods the question returns, lexicon `returned_goods`): its sentence naming them ("Sofas, beds, wardrobes and dining tables can be
-    returned within 14 days") or, under a heading naming them ("Rugs"), its first; then the section's sentence
+    or the goods the question returns, lexicon `returned_goods`): its sentence naming them ("Sofas, beds, wardrobes
+    and dining tables can be returned within 14 days") or, under a heading naming them ("Rugs"), its first; then
+    the section's sentence
     best answering the rest of the question, a figure of the asked kind counting ("… a collection fee of £59 is
     deducted" for "what does it cost to return a sofa?"), where that is another. A section naming the goods with
     a qualifier neither the question nor the product has ("Made-to-order sofas") comes after one naming them
@@ -60,18 +61,14 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
     for u in ranked:  # best-ranked section first
         if u.evidence.passage.link_type == "refund_policy":
             sections.setdefault(u.evidence.passage.id, []).append(u)
-    found: list[tuple[bool, int, _Unit, list[_Unit]]] = []
-    for n, group in enumerate(sections.values()):
+    # the sections about the goods, each with its lead: a section naming them with a qualifier is left out
+    plain: list[tuple[_Unit, list[_Unit]]] = []
+    for group in sections.values():
         group.sort(key=lambda u: u.position)
         naming_lines = [(u, q) for u in group if (q := _names_kind(u.text, kinds)) is not None]
         naming, qualifiers = naming_lines[0] if naming_lines else (None, frozenset[str]())
-        if naming is None and not kinds & _head_stems(group[0].context):
-            continue
-        qualified = bool(qualifiers - known)
-        found.append((qualified, n, naming or group[0], group))
-    if not found:
-        return None
-    plain = [(lead, group) for qualified, _, lead, group in found if not qualified]
+        if (naming is not None or kinds & _head_stems(group[0].context)) and not qualifiers - known:
+            plain.append((naming or group[0], group))
     if not plain:
         return None  # only "Made-to-order sofas" for a sofa: a rule for some sofas, not for this one
     # the rest of the question, the goods left out, picks the section and its sentence ("what does it cost to
@@ -86,18 +83,16 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
     strip = kinds if targets else named
     rest = " ".join(w for w in intent.text.split() if not content_stems(w) & strip)
     units = [u for _, group in plain for u in group]
-    sims = dict(zip((id(u) for u in units), work.similarity([u.text for u in units], probe=rest), strict=True))
+    sims = work.similarity([u.text for u in units], probe=rest)
     asked = intent.stems - strip - _RETURN_STEMS - _GENERIC_QUERY_STEMS
-
-    def fit(u: _Unit) -> float:
-        money = (intent.price or _PRICE_RE.search(intent.lower)) and _MONEY.search(u.text)  # "what does it cost to …"
-        figure = money or (intent.asks_duration and _DURATION.search(u.text))
+    asks_money = bool(intent.price or _PRICE_RE.search(intent.lower))  # "what does it cost to …"
+    fit: dict[int, float] = {}
+    for u, sim in zip(units, sims, strict=True):
+        figure = (asks_money and _MONEY.search(u.text)) or (intent.asks_duration and _DURATION.search(u.text))
         shared = len(asked & content_stems(u.text))
-        return float(sims[id(u)]) + _SHARED_BONUS * shared + (_FIGURE_BONUS if figure else 0.0)
-
-    # the best-ranked section wins a tie
-    lead, group = max(plain, key=lambda p: (max(fit(u) for u in p[1]), -plain.index(p)))
-    best = max(group, key=fit)
+        fit[id(u)] = float(sim) + _SHARED_BONUS * shared + (_FIGURE_BONUS if figure else 0.0)
+    lead, group = max(plain, key=lambda p: max(fit[id(u)] for u in p[1]))  # the best-ranked section wins a tie
+    best = max(group, key=lambda u: fit[id(u)])
     return [lead] if best is lead else sorted([lead, best], key=lambda u: u.position)
 
 

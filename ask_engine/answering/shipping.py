@@ -9,9 +9,9 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
-from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
+from ask_engine.answering.sentences import _DURATION, _NEGATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members, text_cue
+from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
 from ask_engine.towns import (
     Town,
@@ -29,7 +29,6 @@ from ask_engine.types import Document
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
 # What the sentences saying where the shop ships are compared with (a fixed text: the indexer embeds it ahead).
 DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver to?"
-_NEGATION = text_cue("negation", re.IGNORECASE)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 
 
@@ -97,29 +96,29 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if intent.price and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
-        for u in restricted:
-            levels[id(u)] = max(levels.values(), default=0)  # the product's own rule is as specific as any zone
-        pool.sort(key=lambda u: (-levels.get(id(u), 0), -u.score))  # the town's own zone first
+        # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
+        closest = max(levels.values(), default=0)
+        standing = {id(u): closest if u in restricted else levels.get(id(u), 0) for u in pool}
+        pool.sort(key=lambda u: (-standing[id(u)], -u.score))  # the town's own zone first
         chosen = [pool[0]]
         for u in pool[1:]:
             if place and place in pool[0].text.lower() and place not in u.text.lower():
                 continue  # the sentence about Alaska answers for Alaska; the mainland rate would mislead
-            if levels.get(id(u), 0) < levels.get(id(pool[0]), 0):
+            if standing[id(u)] < standing[id(pool[0])]:
                 continue  # Brighton's zone (BN) answers for Brighton; the rest of England's would mislead
             if len(chosen) < 2 and u.score >= pool[0].score - 0.06 and _fits(chosen, u):
                 chosen.append(u)
         if town is not None and not targets and not any(_NEGATION.search(u.text) for u in chosen):
             # "Live plants … can't be sent to … Tasmania" holds for Hobart whatever rate is quoted: with no product in
             # view, a restriction naming the town's place as closely as the quoted lines is quoted too
-            top = levels.get(id(chosen[0]), 0)
-            barred = [u for u in pool if u not in chosen and levels.get(id(u), 0) >= max(top, 1)]
-            barred = [u for u in barred if _NEGATION.search(u.text)]
+            floor = max(standing[id(chosen[0])], 1)
+            barred = [u for u in pool if u not in chosen and standing[id(u)] >= floor and _NEGATION.search(u.text)]
             if barred and _fits(chosen, barred[0]):
                 chosen.append(barred[0])
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
-        if town is not None and _town_level(town, chosen[0].text) < 3:  # a line naming the town says it itself
-            answer.meta(_town_phrase(town, chosen))
+        if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
+            answer.meta(_town_phrase(town, [levels[id(u)] for u in chosen], [u.text for u in chosen]))
         for u in chosen:
             _quote(answer, u)
         for d in targets:
@@ -146,7 +145,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         return None  # a home town the policy does not name ("the 48 contiguous states" for Denver): not "not listed"
     answer = _Answer()
     if town is not None:
-        answer.meta(_town_phrase(town, []))
+        answer.meta(_town_phrase(town, [], []))
     answer.meta(phrase("not_listed_country", country=country_name(code)))
     answer.not_recorded = True
     candidates = [u for u in shipping_units if not u.text.rstrip().endswith(":")]
@@ -179,14 +178,12 @@ def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
     return town_named(work.intent.text, prefer)
 
 
-def _town_level(town: Town | None, text: str) -> int:
+def _town_level(town: Town, text: str) -> int:
     """How closely a shipping line names the town's place: 3 the town itself, 2 its postcode area or a city near it
-    ("Sydney metro" for Parramatta), 1 its state,
-    province or nation (its name, adjective or code: "English postcodes", "Regional NSW"), 0 none of them; -1 for a
-    line about somewhere else: one listing only other postcode areas, or naming only other regions of the country
-    and not the country as a whole ("Zone 4: South Australia and the rest of Queensland" for Geelong)."""
-    if town is None:
-        return 0
+    ("Sydney metro" for Parramatta), 1 its state, province or nation (its name, adjective or code: "English
+    postcodes", "Regional NSW"), 0 none of them; -1 for a line about somewhere else: one listing only other postcode
+    areas, or naming only other regions of the country and not the country as a whole ("Zone 4: South Australia and
+    the rest of Queensland" for Geelong)."""
     if re.search(rf"(?<![\w-]){re.escape(town.name.lower())}(?![\w-])", text.lower()):
         return 3
     if near_named_city(town, text) is not None:
@@ -204,19 +201,18 @@ def _town_level(town: Town | None, text: str) -> int:
     return 0
 
 
-def _town_phrase(town: Town, chosen: list[_Unit]) -> str:
-    """Where the town is, as the lines quoted next name it (`_town_level` of each): "Brighton is in the BN postcode
-    area.", "Parramatta is near Sydney.", "Hobart is in Tasmania." (also before "… within NSW and the ACT only"),
-    "Toronto is in Canada."."""
-    levels = {_town_level(town, u.text) for u in chosen}
+def _town_phrase(town: Town, levels: list[int], texts: list[str]) -> str:
+    """Where the town is, as the lines quoted next (`texts`, of `_town_level` `levels`) name it: "Brighton is in the
+    BN postcode area.", "Parramatta is near Sydney.", "Hobart is in Tasmania." (also before "… within NSW and the ACT
+    only"), "Toronto is in Canada."."""
     if 2 in levels and town.postcode_areas:
         return phrase("town_in", town=town.name, place=f"the {'/'.join(town.postcode_areas)} postcode area")
-    for u in chosen:
-        city = near_named_city(town, u.text)
+    for text in texts:
+        city = near_named_city(town, text)
         if city is not None:
-            written = re.search(rf"(?:\bthe )?{re.escape(city)}", u.text, re.IGNORECASE)  # "the Blue Mountains"
+            written = re.search(rf"(?:\bthe )?{re.escape(city)}", text, re.IGNORECASE)  # "the Blue Mountains"
             return phrase("town_near", town=town.name, city=written.group() if written else city.title())
-    if town.region and levels & {1, -1}:
+    if town.region and {1, -1} & set(levels):
         return phrase("town_in", town=town.name, place=region_display(town.region))
     return phrase("town_in", town=town.name, place=country_name(town.country))
 
