@@ -35,9 +35,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
-import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -48,6 +46,7 @@ import numpy.typing as npt
 
 from ask_engine.errors import IndexUnusable
 from ask_engine.integrity import CHECKSUM, FILES, file_checksums, integrity_problems, manifest_checksum
+from ask_engine.lexical import BM25, Bm25Index
 from ask_engine.types import Document, Hit, Passage, ShopInfo
 from ask_engine.unit_vectors import UNIT_TEXTS, UNIT_VECTORS, UnitVectors
 
@@ -61,9 +60,7 @@ DOCUMENTS = "documents.jsonl"
 PASSAGES = "passages.jsonl"
 VECTORS = "vectors.faiss"
 EMBEDDINGS = "embeddings.npy"
-BM25 = "bm25"
 ALIASES = "aliases.json"
-_TOKENIZER = "tokenizer.json"
 _REQUIRED = (MANIFEST, DOCUMENTS, PASSAGES, VECTORS, EMBEDDINGS, BM25, ALIASES)
 
 # Subsets up to this many rows are scored with numpy on reconstructed rows instead of a filtered faiss scan.
@@ -190,157 +187,6 @@ class FaissVectorIndex:
         if len(self._rows) != len(self.ids):
             raise ValueError("duplicate passage ids")
         return self
-
-
-# --------------------------------------------------------------------------------------------- lexical
-
-# Runs of word characters, optionally joined by - . / (SKUs, model numbers, sizes such as "3.5", URL paths).
-_TOKEN_RE = re.compile(r"\w+(?:[-./]\w+)*")
-_PART_RE = re.compile(r"\w+")
-
-
-def _s_stem(word: str) -> str:
-    """Harman's S-stemmer: folds English plurals only, so it never mangles names or codes."""
-    if len(word) > 3 and word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
-        return word[:-1]
-    if len(word) > 2 and word.endswith("s") and not word.endswith(("us", "ss")):
-        return word[:-1]
-    return word
-
-
-def _stemmer(name: str) -> Callable[[str], str]:
-    if name == "snowball-english":
-        try:
-            import Stemmer
-        except ImportError as exc:
-            raise IndexUnusable(
-                "this index's lexical part was built with PyStemmer (Snowball English), which is not installed; "
-                "install PyStemmer or rebuild the index"
-            ) from exc
-        stem: Callable[[str], str] = Stemmer.Stemmer("english").stemWord
-        return stem
-    if name == "s-stemmer":
-        return _s_stem
-    if name == "none":
-        return lambda word: word
-    raise IndexUnusable(f"unknown stemmer {name!r} in the lexical index; rebuild the index")
-
-
-def _default_stemmer() -> str:
-    try:
-        import Stemmer  # noqa: F401
-    except ImportError:
-        return "s-stemmer"
-    return "snowball-english"
-
-
-class Tokenizer:
-    """Lower-cased words minus English stopwords, stemmed; joined codes ("TB-42-BLK") kept whole as well as in parts.
-
-    The same tokenizer must read queries and passages, so its stemmer is saved with the index.
-    """
-
-    def __init__(self, stemmer: str | None = None) -> None:
-        from bm25s.stopwords import STOPWORDS_EN
-
-        self.stemmer = stemmer or _default_stemmer()
-        self._stem = _stemmer(self.stemmer)
-        self._stopwords = frozenset(STOPWORDS_EN)
-
-    def __call__(self, text: str) -> list[str]:
-        tokens: list[str] = []
-        for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text).casefold()):
-            whole = match.group()
-            parts = _PART_RE.findall(whole)
-            if len(parts) > 1:
-                tokens.append(whole)  # an exact code match outranks documents sharing only its parts
-            for part in parts:
-                if part in self._stopwords or (len(part) == 1 and not part.isdigit()):
-                    continue
-                tokens.append(part if any(c.isdigit() for c in part) else self._stem(part))
-        return tokens
-
-
-def lexical_text(passage: Passage) -> str:
-    """What the lexical index reads for a passage: its title (unless the text repeats it) and its text."""
-    return passage.text if passage.title and passage.title in passage.text else f"{passage.title}\n{passage.text}"
-
-
-class Bm25Index:
-    """BM25 (bm25s, Lucene variant) over passages; hits carry source "lexical"."""
-
-    def __init__(self, ids: Sequence[str], retriever: Any | None, tokenizer: Tokenizer) -> None:
-        self.ids = list(ids)
-        self._retriever = retriever  # None for an empty corpus: bm25s cannot index zero documents
-        self.tokenizer = tokenizer
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @classmethod
-    def build(cls, passages: Sequence[Passage], *, stemmer: str | None = None) -> Bm25Index:
-        tokenizer = Tokenizer(stemmer)
-        ids = [p.id for p in passages]
-        if not passages:
-            return cls(ids, None, tokenizer)
-        import bm25s
-
-        retriever = bm25s.BM25()
-        corpus = [tokenizer(lexical_text(p)) for p in passages]
-        retriever.index(corpus, show_progress=False)
-        return cls(ids, retriever, tokenizer)
-
-    def scores(self, query: str) -> npt.NDArray[np.float32]:
-        """BM25 score of every passage for `query` (zeros when no query term is known)."""
-        scores = np.zeros(len(self.ids), dtype=np.float32)
-        if self._retriever is None:
-            return scores
-        vocab = self._retriever.vocab_dict
-        tokens = [t for t in self.tokenizer(query) if t in vocab]
-        if not tokens:
-            return scores
-        return np.asarray(self._retriever.get_scores(tokens), dtype=np.float32)
-
-    def search(self, query: str, k: int, where: set[str] | None = None) -> list[Hit]:
-        if k <= 0 or not self.ids:
-            return []
-        scores = self.scores(query)
-        if where is not None:
-            mask = np.zeros(len(self.ids), dtype=bool)
-            mask[[i for i, pid in enumerate(self.ids) if pid in where]] = True
-            scores = np.where(mask, scores, 0.0)
-        candidates = np.flatnonzero(scores > 0)
-        order = candidates[np.argsort(-scores[candidates], kind="stable")][:k]
-        return [
-            Hit(passage_id=self.ids[int(row)], score=float(scores[row]), rank=rank, source="lexical")
-            for rank, row in enumerate(order, start=1)
-        ]
-
-    def save(self, folder: str | os.PathLike[str]) -> None:
-        target = Path(folder) / BM25
-        target.mkdir(parents=True, exist_ok=True)
-        if self._retriever is not None:
-            self._retriever.save(str(target))
-        meta = {"stemmer": self.tokenizer.stemmer, "stopwords": "en", "documents": len(self.ids)}
-        (target / _TOKENIZER).write_text(json.dumps(meta), "utf-8")
-
-    @classmethod
-    def load(cls, folder: str | os.PathLike[str], ids: Sequence[str]) -> Bm25Index:
-        """Read bm25/ from `folder`, its score matrix memory-mapped (shared by every process serving the index);
-        `ids` name its rows (passages.jsonl order)."""
-        source = Path(folder) / BM25
-        meta = json.loads((source / _TOKENIZER).read_text("utf-8"))
-        if meta.get("documents") != len(ids):
-            raise ValueError(f"{BM25}/ holds {meta.get('documents')} documents for {len(ids)} passages")
-        tokenizer = Tokenizer(meta["stemmer"])
-        if not ids:
-            return cls(ids, None, tokenizer)
-        import bm25s
-
-        retriever = bm25s.BM25.load(str(source), mmap=True, load_corpus=False)
-        return cls(ids, retriever, tokenizer)
 
 
 # --------------------------------------------------------------------------------------------- integrity

@@ -33,7 +33,7 @@ _BUILTINS: dict[str, dict[str, str]] = {
         "hash": "ask_engine.testing:HashEmbedder",  # a fake: no model, for tests
     },
     "vector_index": {"faiss": "ask_engine.indexes:FaissVectorIndex"},
-    "lexical_index": {"bm25": "ask_engine.indexes:Bm25Index"},
+    "lexical_index": {"bm25": "ask_engine.lexical:Bm25Index"},
     "generator": {
         "extractive": "ask_engine.generators:ExtractiveGenerator",
         "openai": "ask_engine.llm.generator:OpenAICompatibleGenerator",

@@ -13,7 +13,8 @@ import pytest
 
 import ask_engine.indexes as indexes
 from ask_engine.errors import IndexUnusable
-from ask_engine.indexes import Bm25Index, FaissVectorIndex, ShopIndex, Tokenizer, write_version
+from ask_engine.indexes import FaissVectorIndex, ShopIndex, write_version
+from ask_engine.lexical import Bm25Index, Tokenizer
 from ask_engine.protocols import LexicalIndex, VectorIndex
 from ask_engine.types import Document, Passage, ShopInfo, Variant
 
