@@ -35,6 +35,7 @@ from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
 from ask_engine.retrieve import Mode, Retriever, policy_intents
+from ask_engine.spelling import spelled
 from ask_engine.types import (
     Document,
     Draft,
@@ -285,8 +286,9 @@ class Engine:
         head: list[Message] = []  # the engine's messages, in the order they arise; disclosures come last
         with timer.stage("conversation"):
             thread = self._conversation(req, asker, head)
-        # the shop's own word beside each synonym a shopper used ("jumpers (sweater)"): shop.toml [synonyms]
-        query = with_shop_synonyms(req.query, state.index.shop.synonyms)
+        # a slipped word read as the shop's ("caffiene": caffeine), the shop's own word beside each synonym a shopper
+        # used ("jumpers (sweater)"): shop.toml [synonyms]
+        query = with_shop_synonyms(spelled(req.query, state.index.lexical.uses), state.index.shop.synonyms)
         with timer.stage("resolve"):
             resolution = resolve(req.ids or (), state.index, query=query, history=thread.history)
         head += compose.not_found_messages(resolution.unresolved)

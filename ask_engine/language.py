@@ -59,6 +59,18 @@ _TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 # plural forms the stemmer cannot undo by rule (lexicon data)
 _IRREGULAR: dict[str, str] = _LEXICON["irregular_plurals"]
+# British spellings read as the American ones ("sulphate" as "sulfate", "moisturiser" as "moisturizer"; lexicon data)
+_SPELLING_WORDS: dict[str, str] = _LEXICON["spellings"]["words"]
+_SPELLING_RULES = tuple((re.compile(pattern), repl) for pattern, repl in _LEXICON["spellings"]["rules"])
+
+
+def _american(word: str) -> str:
+    """A lower-case word in its American spelling, which both spellings of it share once stemmed."""
+    if word in _SPELLING_WORDS:
+        return _SPELLING_WORDS[word]
+    for pattern, repl in _SPELLING_RULES:
+        word = pattern.sub(repl, word)
+    return word
 
 
 def _raw_stem(word: str) -> str:
@@ -66,6 +78,9 @@ def _raw_stem(word: str) -> str:
     if w.endswith("'s"):
         w = w[:-2]
     w = _IRREGULAR.get(w, w)
+    if len(w) <= 3:
+        return w
+    w = _american(w)
     if len(w) <= 3:
         return w
     if w.endswith("ies") and len(w) > 4:

@@ -357,6 +357,9 @@ def test_products_without_ids_get_handle_based_gids(tmp_path: Path) -> None:
         ("dimension", '{"value": 26, "unit": "cm"}', "26 cm"),
         ("list.dimension", '[{"value": 26, "unit": "cm"}, {"value": 30, "unit": "cm"}]', "26 cm and 30 cm"),
         ("volume", '{"value": 750, "unit": "ml"}', "750 ml"),
+        ("volume", '{"value": 12, "unit": "us_fl_oz"}', "12 US fl oz"),
+        # a unit code no table knows is written as words, never as the code
+        ("volume", '{"value": 12, "unit": "US_FLUID_OUNCES"}', "12 us fluid ounces"),
         ("rating", '{"value": "4.5", "scale_min": "1.0", "scale_max": "5.0"}', "4.5 out of 5"),
         ("money", '{"amount": "12.5", "currency_code": "EUR"}', "€12.50"),
         ("money", '{"amount": "1200", "currency_code": "JPY"}', "¥1,200"),

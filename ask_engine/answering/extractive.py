@@ -122,7 +122,7 @@ class ExtractiveGenerator:
             return overview or self._empty(task)  # greetings and thanks: invite a question
         # "Is this waterproof, and can I return it if it doesn't fit?" is two questions: each part is answered on
         # its own, in order, within the sentence budget.
-        parts = _question_parts(query)
+        parts = _question_parts(query, in_view=bool(task.resolution.doc_ids))
         budget = max(1, self.max_sentences // len(parts))
         answers: list[_Answer] = []
         notes: list[str] = []

@@ -10,7 +10,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from ask_engine.answering.addressing import measures
+from ask_engine.answering.addressing import framing_stems
 from ask_engine.answering.gaps import shop_gap
 from ask_engine.answering.query import (
     _COMMON_TITLE_STEMS,
@@ -49,7 +49,6 @@ from ask_engine.language import (
     content_stems,
     country_codes_in,
     join_and,
-    normalize,
     text_cue,
 )
 from ask_engine.phrases import phrase
@@ -355,14 +354,7 @@ def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: 
     )
     # the words asking for a kind of figure ("how long", "how often") frame the question, and a word naming a kind of
     # figure ("address", "weight") is one a sentence stating it need not use
-    low = " ".join(normalize(intent.text).lower().split())
-    framing = content_stems(" ".join(m.group(0) for kind in measures() for m in kind.asks.finditer(low)))
-    framing |= content_stems(
-        " ".join(
-            w for w in re.findall(r"[\w'-]+", low) if any(k.asks.search(w) or k.states.search(w) for k in measures())
-        )
-    )
-    wanted = intent.stems - ignore - names - framing - _GENERIC_QUERY_STEMS - _OFFER_STEMS
+    wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
     return sorted(w for w in wanted if w not in said and not w.isdigit())
 
 

@@ -78,15 +78,24 @@ def _clean_query(query: str) -> str:
 
 
 _PART_SPLIT = text_cue("part_split", re.IGNORECASE)
+# "how much?" after a question: the figure asked of the thing the part before names (lexicon data)
+_BARE_FIGURE_PART = text_cue("bare_figure_part", re.IGNORECASE)
 
 
-def _question_parts(query: str) -> list[str]:
-    """The separate questions of a compound one (at most three); a single question stays whole."""
+def _question_parts(query: str, *, in_view: bool = False) -> list[str]:
+    """The separate questions of a compound one (at most three); a single question stays whole. With no product in
+    view (`in_view`), a part asking only for a figure ("how much?") asks it of the thing the part before names."""
     parts = [p.strip(" ,;") for p in _PART_SPLIT.split(query) if p and p.strip(" ,;?")]
-    parts = [p for p in parts if content_stems(p)]
-    if len(parts) <= 1:
+    joined: list[str] = []
+    for part in (p for p in parts if content_stems(p)):
+        if joined and not in_view and _BARE_FIGURE_PART.match(part):
+            # "is the Geisha out yet? how much?": alone, "how much?" would price whatever product retrieval ranks first
+            joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
+        else:
+            joined.append(part)
+    if len(joined) <= 1:
         return [query]
-    return parts[:3]
+    return joined[:3]
 
 
 def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:

@@ -152,7 +152,11 @@ def humanise_value(value: Any, mtype: str | None, currency: str = "USD") -> str 
         if not isinstance(data, dict) or "value" not in data:
             raise _BadValueError('expected {"value": ..., "unit": ...}')
         unit = str(data.get("unit") or "")
-        return f"{_number(data['value'])} {_UNITS.get(unit, unit)}".strip()
+        # a unit code no table here knows ("US_FLUID_OUNCES") is still written as words, not as a code
+        shown = (
+            _UNITS.get(unit) or _UNITS.get(unit.upper()) or _UNITS.get(unit.lower()) or unit.lower().replace("_", " ")
+        )
+        return f"{_number(data['value'])} {shown}".strip()
     if mtype == "rating":
         data = _json_value(value)
         if not isinstance(data, dict) or "value" not in data:
