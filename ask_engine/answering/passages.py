@@ -94,13 +94,20 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         own = {w.lower() for d in targets for w in re.findall(r"[\w'’]+", d.title)} | {
             w.lower() for w in re.findall(r"[\w'’]+", task.shop_name)
         }
+        # ... unless it names the product in view among others ("The Vero, Pico and C64 are 120 V only")
+        # by a word of its name that no other product's name has and that is not its kind ("C64", not "oil")
+        distinct = frozenset().union(
+            *(_title_stems(d) - content_stems(d.product_type or "") for d in targets)
+        ) - frozenset().union(*(content_stems(title) for title in others))
         units = [
             u
             for u in units
             if u.evidence.passage.kind != "product"
             and kinds & content_stems(u.text + " " + u.context)
-            and not any(title in u.text.lower() for title in others)
-            and not _names_other_product(u.text, own)
+            and (
+                distinct & content_stems(u.text)
+                or not (any(title in u.text.lower() for title in others) or _names_other_product(u.text, own))
+            )
         ]
     elif (intent.policy and any(u.evidence.passage.kind != "product" for u in units)) or (
         deictic and intent.product_specific
@@ -318,7 +325,13 @@ def _names_other_product(text: str, own_words: set[str]) -> bool:
     shop's ("For example, the Redmere Lightweight Hiking Boot runs small" says nothing about the Greystone)."""
     for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
         words = [w.lower() for w in m.group(1).split()]
-        if m.start() > 0 and not all(w in own_words for w in words):
+        if m.start() == 0:
+            # a sentence's first word is capitalised anyway: "The Nordvik Brio has …" names the Brio, "Our Returns"
+            # nothing
+            if content_stems(words[0]) or len(words) < 3:
+                continue
+            words = words[1:]
+        if not all(w in own_words for w in words):
             return True
     return False
 
