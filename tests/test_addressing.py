@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ask_engine.answering.addressing import ADDRESSING, addressed_by, asked_measures, ways_of
+from ask_engine.answering.addressing import ADDRESSING, addressed_by, asked_measures
 from ask_engine.answering.catalogue import _OFFER_RE, _THING_END_RE
 from ask_engine.answering.ranker import lifted, load_ranker
 from ask_engine.answering.units import Unit, description_units
@@ -52,21 +52,6 @@ def test_a_shared_word_addresses_unless_it_is_the_product_name_or_the_asked_attr
     assert "word" not in addressed_by("Is the Linkwell chain good?", replace, name_stems=frozenset({"chain"}))
     # the attribute's own word ("waterproof") is left to the ranker
     assert "word" not in addressed_by("Is it waterproof?", unit("Waterproof: no, but water resistant."))
-
-
-def test_a_word_few_of_the_products_units_use_addresses_as_rare() -> None:
-    units = [
-        unit("Our strongest serum: 15% vitamin C, formulated at pH 3.2 so it gets into the skin."),
-        unit("Use the serum in the morning, before your moisturiser."),
-        unit("Keep the serum in the fridge once opened."),
-        unit("Vitamin C serum in a 30 ml dropper bottle."),
-    ]
-    ways = ways_of("What's the pH of the serum?", units)
-    assert "rare" in ways[0]  # the only unit saying "pH"
-    assert all("rare" not in w for w in ways[1:])  # "serum" is in every unit: no unit in particular
-    # a word three units share is no longer rare
-    ways = ways_of("Is it vitamin C or serum?", [*units, unit("Vitamin C oxidises in light.")])
-    assert all("rare" not in w for w in ways)
 
 
 def test_an_addressed_unit_is_lifted_to_the_bar_and_others_are_not() -> None:

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import Unit
-from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize, word_stems
+from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize
 
 __all__ = [
     "ADDRESSING",
@@ -35,12 +35,7 @@ __all__ = [
     "ways_of",
 ]
 
-ADDRESSING = ("measure", "word", "rare")  # the ways a unit can address a question, each with its own calibrated bar
-# A question word used by at most this many of the product's units points at them ("what's the pH?" and the one
-# sentence saying "pH 3.2"): the "rare" way.
-RARE_UNITS = 2
-# Words that frame any question ("info", "product", "buy"): never a rare word (lexicon data)
-_GENERIC = word_stems("generic_query_words")
+ADDRESSING = ("measure", "word")  # the ways a unit can address a question, each with its own calibrated bar
 
 
 @dataclass(frozen=True)
@@ -122,9 +117,8 @@ def asked_figure_values(question: str, texts: Sequence[str], language: str = "en
 def addressed_by(
     question: str, unit: Unit, *, name_stems: frozenset[str] = frozenset(), language: str = "en"
 ) -> frozenset[str]:
-    """The ways `unit` speaks to `question`: "measure" (it states the kind of figure asked for), "word" (it uses a
-    content word of the question beyond the product's name, and does not name the attribute the question asks about)
-    and "rare" (as "word", with a word few of the product's units use; alone, every unit is its only user)."""
+    """The ways `unit` speaks to `question`: "measure" (it states the kind of figure asked for) and "word" (it uses
+    a content word of the question beyond the product's name, and does not name the attribute the question asks about)."""
     return ways_of(question, [unit], name_stems=name_stems, language=language)[0]
 
 
@@ -176,14 +170,8 @@ def ways_of(
     figures = asked_measures(question, language)
     counted = counted_stems(question, language) - name_stems
     words = content_stems(question) - name_stems
-    unit_words = [content_stems(unit.text) & words for unit in units]
-    users: dict[str, int] = {}
-    for used in unit_words:
-        for w in used:
-            users[w] = users.get(w, 0) + 1
-    rare = {w for w, n in users.items() if n <= RARE_UNITS and not w.isdigit() and w not in _GENERIC}
     out = []
-    for unit, used in zip(units, unit_words, strict=True):
+    for unit in units:
         ways: set[str] = set()
         named = {c.name for c in CONCEPTS if mentions_concept(unit.text, c.name)}
         # a figure of another attribute is not the one asked: "how long is it guaranteed for?" is not answered by
@@ -196,9 +184,7 @@ def ways_of(
             ways.add("measure")
         # A unit naming the asked attribute is left to the ranker alone: on product-QA data, "is it waterproof?"
         # against a unit that talks about water resistance answers no more often than the ranker's probability says.
-        if not named & asked and used:
+        if not named & asked and words & content_stems(unit.text):
             ways.add("word")
-            if used & rare and not other_attribute:
-                ways.add("rare")
         out.append(frozenset(ways))
     return out

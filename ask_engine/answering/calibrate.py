@@ -286,11 +286,7 @@ def _addressed_bars(
     """The lower bar for each way a unit can address the question (`addressing.ADDRESSING`), chosen like the bar:
     the highest mean balanced accuracy on the development files with abstention >= `min_abstention` on each. A
     way whose lowered bar never helps keeps the ranker's bar (it is left out)."""
-    grids = {
-        "measure": np.round(np.arange(0.30, bar, 0.05), 3),
-        "word": np.round(np.arange(0.80, bar, 0.01), 3),
-        "rare": np.round(np.arange(0.30, bar, 0.05), 3),
-    }
+    grids = {"measure": np.round(np.arange(0.30, bar, 0.05), 3), "word": np.round(np.arange(0.80, bar, 0.01), 3)}
     best: tuple[float, tuple[tuple[str, float], ...]] = (
         float(np.mean([figures(dev[n], outcomes(dev[n], cross[n]), bar)["balanced_accuracy"] for n in DEV_FILES])),
         (),
