@@ -39,6 +39,12 @@ class Settings(BaseModel):
         description="intra-op threads of one embedding call, per process; default: torch's own choice for "
         "sentence-transformers, half the cores (1 to 4) for onnx. Several server workers: keep workers × threads ≤ cores",
     )
+    build_processes: int | None = Field(
+        default=None,
+        ge=1,
+        description="processes an index build reads products and makes answer texts with (from 2,000 documents; "
+        "the same index either way); default: every core, up to 16",
+    )
     onnx_int8: bool = Field(
         default=False,
         description="onnx embedder: run a dynamically quantised int8 export (faster, different vectors: the index "

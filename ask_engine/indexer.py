@@ -44,6 +44,7 @@ from ask_engine.indexes import (
     read_current,
     write_version,
 )
+from ask_engine.parallel import default_processes, mapped
 from ask_engine.protocols import Embedder
 from ask_engine.types import Document, Passage, ShopInfo
 from ask_engine.unit_texts import UNIT_SOURCES, AnswerTexts, load_sources
@@ -296,7 +297,8 @@ def build_index(
     settings = settings or Settings.load()
     out = Path(out)
     # Everything that can reject the input runs before anything is written.
-    shop, documents = load_documents(shop_dir)
+    processes = settings.build_processes or default_processes()
+    shop, documents = load_documents(shop_dir, processes=processes)
     by_doc = _passages_for(shop, documents)
     aliases, warnings = shop_aliases(documents)
     _check_out_folder(out)
@@ -368,13 +370,14 @@ def _build_locked(
     old_docs: dict[str, Any] = live.manifest["documents"] if live.manifest else {}
 
     passages = [p for doc in documents for p in by_doc[doc.id]]
-    hashes = {doc.id: doc.content_hash() for doc in documents}
+    processes = settings.build_processes or default_processes()
+    hashes = dict(zip([doc.id for doc in documents], mapped(Document.content_hash, documents, processes), strict=True))
     kinds = Counter(doc.kind for doc in documents)
     by_kind = tuple(sorted(kinds.items()))
     previous = None  # each unchanged document's answer texts, from the live version (made by this very code)
     if not full and live.sources is not None and live.units is not None:
         previous = (live.sources, live.units.texts)
-    made = AnswerTexts(documents, by_doc, hashes, previous)
+    made = AnswerTexts(documents, by_doc, hashes, previous, processes=processes)
     unit_texts = made.texts
     fingerprint = _fingerprint(embedder.name, shop, passages, hashes, aliases, unit_texts)
 
@@ -502,6 +505,7 @@ def _build_locked(
             aliases=aliases,
             hnsw_threshold=settings.hnsw_threshold,
             unit_vectors=units,
+            processes=processes,
         )
         _fsync_tree(tmp)
         os.rename(tmp, final)

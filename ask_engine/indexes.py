@@ -47,6 +47,7 @@ import numpy.typing as npt
 from ask_engine.errors import IndexUnusable
 from ask_engine.integrity import CHECKSUM, FILES, file_checksums, integrity_problems, manifest_checksum
 from ask_engine.lexical import BM25, Bm25Index
+from ask_engine.parallel import mapped
 from ask_engine.types import Document, Hit, Passage, ShopInfo
 from ask_engine.unit_vectors import UNIT_TEXTS, UNIT_VECTORS, UnitVectors
 
@@ -200,11 +201,12 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True))
-            fh.write("\n")
+def _jsonl_line(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _dict_line(item: Document | Passage) -> str:
+    return _jsonl_line(item.to_dict())
 
 
 def write_version(
@@ -217,21 +219,25 @@ def write_version(
     aliases: dict[str, tuple[str, str | None]],
     hnsw_threshold: int = 0,
     unit_vectors: UnitVectors | None = None,
+    processes: int = 1,
 ) -> None:
-    """Write one complete version folder (the files of the layout above). The caller makes it live."""
+    """Write one complete version folder (the files of the layout above). The caller makes it live. A large
+    catalogue's lines and lexical tokens are made over `processes` processes (`ask_engine.parallel`)."""
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     matrix = _as_matrix(embeddings, int(manifest["dimension"]))
     if matrix.shape[0] != len(passages):
         raise ValueError(f"{matrix.shape[0]} embeddings for {len(passages)} passages")
-    _write_jsonl(target / DOCUMENTS, (d.to_dict() for d in documents))
-    _write_jsonl(target / PASSAGES, (p.to_dict() for p in passages))
+    lines: tuple[tuple[str, Sequence[Document | Passage]], ...] = ((DOCUMENTS, documents), (PASSAGES, passages))
+    for name, items in lines:
+        with (target / name).open("w", encoding="utf-8") as fh:
+            fh.writelines(mapped(_dict_line, items, processes))
     with (target / EMBEDDINGS).open("wb") as fh:
         np.save(fh, matrix, allow_pickle=False)
     vectors = FaissVectorIndex(matrix.shape[1], hnsw_threshold=hnsw_threshold)
     vectors.add([p.id for p in passages], matrix)
     vectors.save(target)
-    lexical = Bm25Index.build(passages)
+    lexical = Bm25Index.build(passages, processes=processes)
     lexical.save(target)
     alias_rows = {key: {"doc_id": doc_id, "variant_gid": gid} for key, (doc_id, gid) in sorted(aliases.items())}
     (target / ALIASES).write_text(json.dumps(alias_rows, ensure_ascii=False, indent=0), "utf-8")

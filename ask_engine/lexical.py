@@ -15,10 +15,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ask_engine.errors import IndexUnusable
+from ask_engine.parallel import mapped
 from ask_engine.types import Hit, Passage
 
 BM25 = "bm25"
 _TOKENIZER = "tokenizer.json"
+_KNOWN_TOKENS = 1 << 18  # word parts whose tokens a tokenizer keeps (a few tens of MB at most)
 
 
 # Runs of word characters, optionally joined by - . / (SKUs, model numbers, sizes such as "3.5", URL paths).
@@ -75,18 +77,31 @@ class Tokenizer:
         self.stemmer = stemmer or _default_stemmer()
         self._stem = _stemmer(self.stemmer)
         self._stopwords = frozenset(STOPWORDS_EN)
+        # Each word part's token ("" for a dropped one), made once per tokenizer: a catalogue repeats its words
+        # hundreds of thousands of times, and stemming them was most of a large build's lexical indexing.
+        self._tokens: dict[str, str] = {}
+
+    def _token(self, part: str) -> str:
+        if part in self._stopwords or (len(part) == 1 and not part.isdigit()):
+            return ""
+        return part if any(c.isdigit() for c in part) else self._stem(part)
 
     def __call__(self, text: str) -> list[str]:
         tokens: list[str] = []
+        known = self._tokens
         for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text).casefold()):
             whole = match.group()
             parts = _PART_RE.findall(whole)
             if len(parts) > 1:
                 tokens.append(whole)  # an exact code match outranks documents sharing only its parts
             for part in parts:
-                if part in self._stopwords or (len(part) == 1 and not part.isdigit()):
-                    continue
-                tokens.append(part if any(c.isdigit() for c in part) else self._stem(part))
+                token = known.get(part)
+                if token is None:
+                    token = self._token(part)
+                    if len(known) < _KNOWN_TOKENS:
+                        known[part] = token
+                if token:
+                    tokens.append(token)
         return tokens
 
 
@@ -107,7 +122,7 @@ class Bm25Index:
         return len(self.ids)
 
     @classmethod
-    def build(cls, passages: Sequence[Passage], *, stemmer: str | None = None) -> Bm25Index:
+    def build(cls, passages: Sequence[Passage], *, stemmer: str | None = None, processes: int = 1) -> Bm25Index:
         tokenizer = Tokenizer(stemmer)
         ids = [p.id for p in passages]
         if not passages:
@@ -115,7 +130,7 @@ class Bm25Index:
         import bm25s
 
         retriever = bm25s.BM25()
-        corpus = [tokenizer(lexical_text(p)) for p in passages]
+        corpus = mapped(lambda p: tokenizer(lexical_text(p)), passages, processes)
         retriever.index(corpus, show_progress=False)
         return cls(ids, retriever, tokenizer)
 

@@ -68,22 +68,28 @@ class AnswerTexts:
         by_doc: dict[str, list[Passage]],
         hashes: dict[str, str],
         previous: tuple[dict[str, Any], Sequence[str]] | None = None,
+        *,
+        processes: int = 1,
     ) -> None:
         from ask_engine.answering.embedded import ordered_texts, own_texts
+        from ask_engine.parallel import mapped
 
         old_rows, old_texts = previous if previous is not None else ({}, ())
         own: dict[str, list[str]] = {}
         of_passages: dict[str, list[str]] = {}
         keys: dict[str, str] = {}
-        self.made = 0  # documents whose texts were made again (the others came from the live version)
+        todo: list[Document] = []
         for doc in documents:
             keys[doc.id] = key = _key(hashes[doc.id], by_doc[doc.id])
-            entry = old_rows.get(doc.id)
-            texts = _taken(entry, key, old_texts)
+            texts = _taken(old_rows.get(doc.id), key, old_texts)
             if texts is None:
-                texts = own_texts(doc, by_doc[doc.id])
-                self.made += 1
+                todo.append(doc)
+            else:
+                own[doc.id], of_passages[doc.id] = texts
+        # Making them is most of a large build's work besides embedding: over `processes` processes when it pays.
+        for doc, texts in zip(todo, mapped(lambda d: own_texts(d, by_doc[d.id]), todo, processes), strict=True):
             own[doc.id], of_passages[doc.id] = texts
+        self.made = len(todo)  # documents whose texts were made again (the others came from the live version)
         self.texts = ordered_texts((own[d.id] for d in documents), (of_passages[d.id] for d in documents))
         row = {text: i for i, text in enumerate(self.texts)}
         self.record: dict[str, Any] = {

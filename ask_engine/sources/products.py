@@ -260,7 +260,8 @@ def _options_from_variants(variants: Sequence[_RawVariant]) -> list[tuple[str, l
     return list(options.items())
 
 
-def _json_products(file: str, text: str, shop: ShopInfo) -> Iterator[_RawProduct]:
+def json_items(file: str, text: str) -> tuple[str, list[Any]]:
+    """A products JSON file's product objects, and the path its positions are reported under ("products.nodes")."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -285,12 +286,14 @@ def _json_products(file: str, text: str, shop: ShopInfo) -> Iterator[_RawProduct
         prefix = ""
     if not isinstance(data, list):
         raise SourceError(file, "products", 'expected a list of products (or {"products": [...]})')
-    for i, raw in enumerate(data):
-        if isinstance(raw, dict) and set(raw) == {"node"}:
-            raw = raw["node"]
-        product = _json_product(file, f"{prefix}[{i}]" if prefix != "product" else prefix, raw, shop)
-        if product is not None:
-            yield product
+    return prefix, data
+
+
+def json_item(file: str, prefix: str, i: int, raw: Any, shop: ShopInfo) -> _RawProduct | None:
+    """The product at position `i` of a products JSON file (None for one that is not sold, such as a draft)."""
+    if isinstance(raw, dict) and set(raw) == {"node"}:
+        raw = raw["node"]
+    return _json_product(file, f"{prefix}[{i}]" if prefix != "product" else prefix, raw, shop)
 
 
 _CSV_METAFIELD = re.compile(r"^(.*?)\s*\(product\.metafields\.([^.\s()]+)\.([^\s()]+)\)\s*$")

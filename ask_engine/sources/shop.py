@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from ask_engine.errors import SourceError
+from ask_engine.parallel import mapped
 from ask_engine.sources.files import _read_text
 from ask_engine.sources.pages import _faq_documents, _page_document
-from ask_engine.sources.products import _csv_products, _json_products, _product_document
+from ask_engine.sources.products import _csv_products, _product_document, json_item, json_items
 from ask_engine.types import Document, ShopInfo
 
 _TEXT_SUFFIXES = (".md", ".markdown", ".html", ".htm")
@@ -97,8 +98,9 @@ def _visible(paths: Iterable[Path], suffixes: Sequence[str]) -> list[Path]:
 class ShopSource:
     """A shop folder as a `protocols.CatalogSource`: products, then policies, pages and FAQ entries."""
 
-    def __init__(self, shop_dir: str | Path) -> None:
+    def __init__(self, shop_dir: str | Path, *, processes: int = 1) -> None:
         self.root = Path(shop_dir)
+        self.processes = processes  # a large product file is read over this many processes (`ask_engine.parallel`)
         if not self.root.is_dir():
             raise SourceError(str(shop_dir), "", "not a folder")
         self.info: ShopInfo = load_shop_info(self.root)
@@ -132,19 +134,44 @@ class ShopSource:
         file = path.relative_to(self.root).as_posix()
         if what == "products":
             text = _read_text(self.root, path)
-            csv_file = path.suffix.lower() == ".csv"
-            raws = _csv_products(file, text, self.info) if csv_file else _json_products(file, text, self.info)
-            for raw in raws:
-                yield _product_document(file, raw, self.info)
+            yield from (_csv_documents if path.suffix.lower() == ".csv" else _json_documents)(
+                file, text, self.info, self.processes
+            )
         elif what == "faq":
             yield from _faq_documents(self.root, path, self.info)
         else:
             yield _page_document(self.root, path, self.info, what)
 
 
-def load_documents(shop_dir: str | Path) -> tuple[ShopInfo, list[Document]]:
-    """Read and validate the whole shop folder before anything is returned; duplicate ids raise SourceError."""
-    source = ShopSource(shop_dir)
+def _json_documents(file: str, text: str, shop: ShopInfo, processes: int) -> list[Document]:
+    """The products of a JSON file, each read and made a document in one step (over `processes` processes for a
+    large file), so that the first bad product raises, as read one by one."""
+    prefix, items = json_items(file, text)
+
+    def document(item: tuple[int, Any]) -> Document | None:
+        raw = json_item(file, prefix, item[0], item[1], shop)
+        return None if raw is None else _product_document(file, raw, shop)
+
+    return [doc for doc in mapped(document, list(enumerate(items)), processes) if doc is not None]
+
+
+def _csv_documents(file: str, text: str, shop: ShopInfo, processes: int) -> list[Document]:
+    """The products of a product CSV export: its rows grouped by handle here, each product made a document over
+    `processes` processes for a large file; the first bad product raises, as read one by one."""
+    raws: list[Any] = []
+    try:
+        raws.extend(_csv_products(file, text, shop))
+    except SourceError:
+        for raw in raws:  # a product before the bad row may hold the first problem
+            _product_document(file, raw, shop)
+        raise
+    return mapped(lambda raw: _product_document(file, raw, shop), raws, processes)
+
+
+def load_documents(shop_dir: str | Path, *, processes: int = 1) -> tuple[ShopInfo, list[Document]]:
+    """Read and validate the whole shop folder before anything is returned; duplicate ids raise SourceError. A large
+    product file is read over up to `processes` processes, with the same documents and errors."""
+    source = ShopSource(shop_dir, processes=processes)
     docs = list(source.documents())
     seen: dict[str, Document] = {}
     for doc in docs:
