@@ -34,7 +34,7 @@ from ask_engine.language import text_cue, with_shop_synonyms
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
-from ask_engine.retrieve import Mode, Retriever, policy_intents
+from ask_engine.retrieve import Mode, Retriever, policy_intents, with_rate_passages
 from ask_engine.spelling import spelled
 from ask_engine.types import (
     Document,
@@ -369,7 +369,8 @@ class Engine:
                 needed = state.retriever.needs_vector(query, resolution, mode=retrieval)
                 vector = embedder.embed_query(query) if needed else None
                 retrieved = state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
-                outcome.evidence = sanitize_evidence(_with_sale_products(index, retrieved, question.text, resolution))
+                gathered = _with_sale_products(index, retrieved, question.text, resolution)
+                outcome.evidence = sanitize_evidence(with_rate_passages(index, gathered, question.text))
             task = Task(
                 query=question.text,
                 evidence=outcome.evidence,

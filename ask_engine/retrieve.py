@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ask_engine.config import Settings
+from ask_engine.language import country_codes_in
+from ask_engine.towns import town_named
 from ask_engine.types import Evidence, Hit, Resolution
 
 if TYPE_CHECKING:
@@ -57,6 +60,36 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 def policy_intents(query: str) -> list[str]:
     """The well-known policy link types a query's wording points at, in a fixed order."""
     return [link_type for link_type, pattern in _INTENTS if pattern.search(query)]
+
+
+# A shipping question asking what delivery costs ("how much to ship to Dublin?", "is delivery free to Belfast?") is
+# answered by the policy's rates, which retrieval ranks below the lines naming the place: its passages holding two or
+# more amounts (a rates table) join the evidence.
+_COST_RE = re.compile(r"\b(?:how\s+much|cost|costs|price|prices|rates?|charges?|fees?|free|postage)\b", re.IGNORECASE)
+_AMOUNT_RE = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK)\b")
+RATE_EVIDENCE_MAX = 2
+SHIPPING_POLICY = "policy:shipping_policy"
+
+
+def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: str) -> list[Evidence]:
+    """`evidence`, and after it what a shipping question naming a town or country needs and retrieval ranked lower:
+    the shipping policy's passages naming the town ("Remote covers … Broome") and, when it asks what delivery costs,
+    the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
+    out = list(evidence)
+    if "shipping_policy" not in policy_intents(query):
+        return out
+    have = {ev.passage.id for ev in out}
+    policy = [p for p in index.passages_of(SHIPPING_POLICY) if p.id not in have]
+    town = town_named(query)
+    if town is None and not country_codes_in(query, query=True):
+        return out  # no destination named: the rates are for the general selection to weigh
+    place = re.compile(rf"(?<![\w-]){re.escape(town.name)}(?![\w-])", re.IGNORECASE) if town is not None else None
+    named = [p for p in policy if place is not None and place.search(p.text)]
+    tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if _COST_RE.search(query) else []
+    tables.sort(key=lambda p: -len(_AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
+    for passage in dict.fromkeys([*named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):
+        out.append(Evidence(len(out) + 1, passage, 0.0))
+    return out
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,12 @@ from ask_engine.types import Document
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
 # What the sentences saying where the shop ships are compared with (a fixed text: the indexer embeds it ahead).
 DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver to?"
+# what delivery costs: "how much to ship…", "is it free?", "the rate to…"
+_COST = re.compile(r"\b(?:how\s+much|costs?|prices?|rates?|charges?|fees?|free|postage)\b")
+# A line defining a delivery zone by what it covers: "Metro covers metropolitan Sydney, …", "Zone B includes …"
+_ZONE_DEFINED = re.compile(
+    r"^\s*(?:the\s+)?([A-Z][\w&'’/-]*(?:\s+[A-Z0-9][\w&'’/-]*){0,3})\s+(?:zone\s+)?(?:covers|includes)\b"
+)
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 
 
@@ -87,6 +93,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
         _score(work, pool)
+        asks_cost = intent.price or bool(_COST.search(intent.lower))
         place = place_name or _place_phrase(intent.text, code)
         for u in pool:
             u.score += 0.15 if u in direct else 0.0
@@ -94,7 +101,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.1 * levels.get(id(u), 0)  # the town's own postcode area before its nation
             # "how long?" / "how much?" is answered by the sentence with the duration or the price in it
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
-            u.score += 0.12 if intent.price and _MONEY.search(u.text) else 0.0
+            u.score += 0.12 if asks_cost and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
         closest = max(levels.values(), default=0)
@@ -115,6 +122,9 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             barred = [u for u in pool if u not in chosen and standing[id(u)] >= floor and _NEGATION.search(u.text)]
             if barred and _fits(chosen, barred[0]):
                 chosen.append(barred[0])
+        if asks_cost and not any(_MONEY.search(u.text) for u in chosen):
+            # "Metro covers … Hobart" says which zone; the rates table's rows for that zone say what it costs
+            chosen += [u for u in _zone_rates(chosen, shipping_units) if _fits(chosen, u)][:2]
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
@@ -166,6 +176,20 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if d.link_type == "shipping_policy":
             answer.use(d.id)
     return answer
+
+
+def _zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> list[_Unit]:
+    """The rate rows of the zones the chosen lines define ("Metro covers metropolitan Sydney, …" defines Metro): lines
+    led by the zone's name, or by "Zone: <name>", in evidence order ("Zone: Remote, Bulky delivery: Quoted on
+    request" is the answer for a sofa, though it names no amount)."""
+    names = [m.group(1).strip() for u in chosen if (m := _ZONE_DEFINED.match(u.text))]
+    if not names:
+        return []
+    led = re.compile(
+        rf"^\s*(?:(?:zone|region|area|band|destination)\s*:\s*)?(?:{'|'.join(re.escape(n) for n in names)})\b",
+        re.IGNORECASE,
+    )
+    return [u for u in shipping_units if u not in chosen and led.match(u.text)]
 
 
 def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
