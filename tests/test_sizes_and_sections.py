@@ -240,3 +240,23 @@ def test_a_question_for_a_puppy_or_a_kitten_asks_the_age_a_product_is_for(engine
     assert "not for puppies under 6 months" in text and "CA$" not in text, text
     text = ask(engine, "Is the chew toy OK for my puppy?", TOY)
     assert "not for puppies under 6 months" in text, text
+
+
+def test_a_size_guide_table_row_whose_first_cell_is_the_size_is_an_entry() -> None:
+    # A guide written as an HTML table becomes "Size: L, Chest girth: 70–85 cm." rows (a blind probe shop's harness)
+    from ask_engine.answering.sizing import _entries
+    from ask_engine.types import Document
+
+    body = (
+        "A padded harness with two lead rings.\nSize guide – measure around the widest part of the chest:\n"
+        "Size: S, Chest girth: 40–55 cm.\nSize: M, Chest girth: 55–70 cm.\nSize: L, Chest girth: 70–85 cm.\n"
+        "Size: XL, Chest girth: 85–100 cm.\nWeight: 310 g, Colour: Red."
+    )
+    doc = Document(
+        id="product:gid://t/Product/1", kind="product", title="Trail Harness", url="https://t.example/products/h",
+        link_type="product", source="products.json", gid="gid://t/Product/1", body=body,
+        options=(("Size", ("S", "M", "L", "XL")),),
+    )  # fmt: skip
+    entries = _entries(doc, ("S", "M", "L", "XL"))
+    assert [e.value for e in entries] == ["S", "M", "L", "XL"]
+    assert entries[2].text == "Size: L, Chest girth: 70–85 cm." and entries[2].ranges == ((70.0, 85.0, "cm"),)

@@ -74,9 +74,12 @@ def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
 
 
 def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
-    """The product's size guide: each line or fact part that starts with one of `values` and states a range."""
+    """The product's size guide: each line or fact part that starts with one of `values` (or a table row whose first
+    cell is one) and states a range."""
+    alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
+    # "M: fits necks 35-50 cm", or a table's row whose first cell is the size ("Size: L, Chest girth: 70–85 cm")
     starts = re.compile(
-        r"^\s*(" + "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)) + r")\s*[:=–-]\s*\S",
+        rf"^\s*(?:({alternatives})\s*[:=–-]|[^:,;]{{1,30}}:\s*({alternatives})\s*,)\s*\S",
         re.IGNORECASE,
     )
     out: list[_Entry] = []
@@ -88,7 +91,8 @@ def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
             match = starts.match(part)
             ranges = _ranges(part) if match else ()
             if match and ranges:
-                value = next(v for v in values if v.lower() == match.group(1).lower())
+                named = match.group(1) or match.group(2)
+                value = next(v for v in values if v.lower() == named.lower())
                 text = part if unit.kind == "description" else f"{unit.label}: {part}"
                 label = unit.label if unit.kind == "fact" else ""
                 out.append(_Entry(value, text.rstrip(". ") + ".", ranges, label))
