@@ -1,6 +1,6 @@
 """Delivery cost to a named town, from two more blind probe shops: the policy says which zone covers the town in one
 line and what each zone costs in a rates table elsewhere, which retrieval ranks below the lines naming the place. A
-small shop (its own wording, zones and currency) indexed with the real embedding model, asked through `Engine.ask`."""
+small shop (its own wording, zones and currency: Canada) indexed with the real embedding model, asked through `Engine.ask`."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ title: Delivery
 ---
 # Delivery
 
-We post from our studio in Wellington and deliver across New Zealand.
+We post from our studio in Ottawa and deliver across Canada.
 
 ## Where each zone reaches
 
-Zone A includes Wellington, Lower Hutt, Porirua and the Kapiti Coast.
-Zone B includes Auckland, Christchurch, Hamilton, Tauranga and Dunedin.
-Rural includes every rural delivery address, Stewart Island and the Chatham Islands.
+Zone A includes Ottawa, Gatineau, Kingston and Cornwall.
+Zone B includes Toronto, Montreal, Quebec City, Winnipeg and Halifax.
+Rural includes every rural delivery address, Nunavut, Yukon and the Northwest Territories.
 
 ## Returns of parcels
 
@@ -34,20 +34,24 @@ Parcels that cannot be delivered come back to our studio and we will contact you
 
 | Zone | Cost | Free from | Time |
 |------|------|-----------|------|
-| Zone A | NZ$6 | NZ$80 | 1-2 working days |
-| Zone B | NZ$9 | NZ$120 | 2-3 working days |
-| Rural | NZ$14 | never | 3-6 working days |
+| Zone A | CA$6 | CA$80 | 1-2 working days |
+| Zone B | CA$9 | CA$120 | 2-3 working days |
+| Rural | CA$14 | never | 3-6 working days |
 
 ## Overseas
 
-We send small parcels to Australia for NZ$25, arriving in 6-10 working days. We do not post anywhere else.
+We send small parcels to the United States for CA$25, arriving in 6-10 working days. We do not post anywhere else.
+
+## Southern deliveries
+
+Parcels to Nova Scotia carry a CA$3 surcharge on top of the zone rate.
 
 ## Packaging
 
 Everything is wrapped in recycled tissue and posted in a compostable mailer.
 """
 FILES = {
-    "shop.toml": '[shop]\nname = "Tui Paper Co"\nurl = "https://tuipaper.example"\ncurrency = "NZD"\n'
+    "shop.toml": '[shop]\nname = "Tui Paper Co"\nurl = "https://tuipaper.example"\ncurrency = "CAD"\n'
     'gid_namespace = "tui"\n',
     "products.json": '{"products":[{"id":1,"title":"Kowhai Linen Notebook","handle":"kowhai","body_html":'
     '"<p>A5 notebook, 160 pages of 100 gsm paper.</p>","product_type":"Notebook","variants":[{"id":11,'
@@ -63,20 +67,21 @@ def engine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[
 
 
 def test_the_cost_to_a_town_is_its_zones_row_of_the_rates_table(engine: Engine) -> None:
-    answer = ask_plain(engine, "how much does it cost to send a notebook to Dunedin?")
-    assert "Dunedin" in answer  # the line saying which zone covers it
-    assert "NZ$9" in answer  # Zone B's row
-    assert "NZ$6" not in answer and "NZ$14" not in answer  # not the other zones' rows
+    answer = ask_plain(engine, "how much does it cost to send a notebook to Halifax?")
+    assert "Halifax" in answer  # the line saying which zone covers it
+    assert "CA$9" in answer  # Zone B's row
+    assert "CA$6" not in answer and "CA$14" not in answer  # not the other zones' rows
+    assert "CA$3 surcharge" in answer  # the charge Halifax's region adds
 
 
 def test_a_town_in_another_zone_gets_that_zones_row(engine: Engine) -> None:
-    answer = ask_plain(engine, "what's postage to porirua?")
-    assert "Porirua" in answer
-    assert "NZ$6" in answer
-    assert "NZ$9" not in answer
+    answer = ask_plain(engine, "what's postage to kingston?")
+    assert "Kingston" in answer
+    assert "CA$6" in answer
+    assert "CA$9" not in answer and "CA$3" not in answer  # Kingston is not in Nova Scotia
 
 
 def test_a_question_about_delivery_time_alone_gets_no_rates_row_added(engine: Engine) -> None:
-    answer = ask_plain(engine, "do you deliver to Dunedin?")
-    assert "Dunedin" in answer
-    assert "NZ$6" not in answer and "NZ$14" not in answer
+    answer = ask_plain(engine, "do you deliver to Halifax?")
+    assert "Halifax" in answer
+    assert "CA$6" not in answer and "CA$14" not in answer

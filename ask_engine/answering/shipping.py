@@ -124,7 +124,10 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 chosen.append(barred[0])
         if asks_cost and not any(_MONEY.search(u.text) for u in chosen):
             # "Metro covers … Hobart" says which zone; the rates table's rows for that zone say what it costs
-            chosen += [u for u in _zone_rates(chosen, shipping_units) if _fits(chosen, u)][:2]
+            rates = [u for u in _zone_rates(chosen, shipping_units) if _fits(chosen, u)][:2]
+            # ... and a charge the town's state or nation adds on top ("Deliveries to Tasmania … attract a surcharge")
+            extra = [u for u in pool if u not in chosen and levels.get(id(u), 0) >= 1 and _MONEY.search(u.text)]
+            chosen += rates + (extra[:1] if rates else [])
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
