@@ -65,7 +65,7 @@ def policy_intents(query: str) -> list[str]:
 # A shipping question asking what delivery costs ("how much to ship to Dublin?", "is delivery free to Belfast?") is
 # answered by the policy's rates, which retrieval ranks below the lines naming the place: its passages holding two or
 # more amounts (a rates table) join the evidence.
-_COST_RE = re.compile(r"\b(?:how\s+much|cost|costs|price|prices|rates?|charges?|fees?|free|postage)\b", re.IGNORECASE)
+COST_RE = re.compile(r"\b(?:how\s+much|cost|costs|price|prices|rates?|charges?|fees?|free|postage)\b", re.IGNORECASE)
 _AMOUNT_RE = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK)\b")
 RATE_EVIDENCE_MAX = 2
 SHIPPING_POLICY = "policy:shipping_policy"
@@ -78,14 +78,14 @@ def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: st
     out = list(evidence)
     if "shipping_policy" not in policy_intents(query):
         return out
-    have = {ev.passage.id for ev in out}
-    policy = [p for p in index.passages_of(SHIPPING_POLICY) if p.id not in have]
     town = town_named(query)
     if town is None and not country_codes_in(query, query=True):
         return out  # no destination named: the rates are for the general selection to weigh
+    have = {ev.passage.id for ev in out}
+    policy = [p for p in index.passages_of(SHIPPING_POLICY) if p.id not in have]
     place = re.compile(rf"(?<![\w-]){re.escape(town.name)}(?![\w-])", re.IGNORECASE) if town is not None else None
     named = [p for p in policy if place is not None and place.search(p.text)]
-    tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if _COST_RE.search(query) else []
+    tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
     tables.sort(key=lambda p: -len(_AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
     for passage in dict.fromkeys([*named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):
         out.append(Evidence(len(out) + 1, passage, 0.0))

@@ -13,6 +13,7 @@ from ask_engine.answering.sentences import _DURATION, _NEGATION, PRODUCT_RULE_BO
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
+from ask_engine.retrieve import COST_RE
 from ask_engine.towns import (
     Town,
     fold_name,
@@ -29,8 +30,6 @@ from ask_engine.types import Document
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
 # What the sentences saying where the shop ships are compared with (a fixed text: the indexer embeds it ahead).
 DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver to?"
-# what delivery costs: "how much to ship…", "is it free?", "the rate to…"
-_COST = re.compile(r"\b(?:how\s+much|costs?|prices?|rates?|charges?|fees?|free|postage)\b")
 # A line defining a delivery zone by what it covers: "Metro covers metropolitan Sydney, …", "Zone B includes …"
 _ZONE_DEFINED = re.compile(
     r"^\s*(?:the\s+)?([A-Z][\w&'’/-]*(?:\s+[A-Z0-9][\w&'’/-]*){0,3})\s+(?:zone\s+)?(?:covers|includes)\b"
@@ -93,7 +92,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
         _score(work, pool)
-        asks_cost = intent.price or bool(_COST.search(intent.lower))
+        asks_cost = intent.price or bool(COST_RE.search(intent.lower))  # "is it free?"
         place = place_name or _place_phrase(intent.text, code)
         for u in pool:
             u.score += 0.15 if u in direct else 0.0
