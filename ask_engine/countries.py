@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ask_engine.plaintext import normalize, word_set
 
-__all__ = ["EU_MEMBERS", "country_aliases", "country_codes_in", "country_name", "group_members"]
+__all__ = ["EU_MEMBERS", "country_aliases", "country_codes_in", "country_name", "group_members", "named_by_state_code"]
 
 # Country names ISO's short names do not cover, and demonyms ("Canadian orders"): data, in lexicon/places.json.
 _PLACES = json.loads((Path(__file__).with_name("lexicon") / "places.json").read_text(encoding="utf-8"))
@@ -153,6 +153,34 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             if code:
                 found.append((m.start(), code))
     return tuple(dict.fromkeys(code for _, code in sorted(found)))
+
+
+def named_by_state_code(query: str, code: str) -> bool:
+    """True when a question names the country `code` only by a capitalised code that is also a state's, province's
+    or territory's ("LA": Laos, or Louisiana, or Los Angeles; "PA": Panama or Pennsylvania), not by a name."""
+    norm = normalize(query)
+    if any(names_code == code for names_code in _names_in(norm)):
+        return False
+    tokens = [m.group(1) for m in _CODE_RE.finditer(norm)]
+    return any(t == code and t in _state_codes() and t not in _QUERY_CODE_OK for t in tokens)
+
+
+def _names_in(norm: str) -> list[str]:
+    names = _country_table()[0]
+    return [names[m.group(0).lower()] for m in _name_pattern().finditer(norm) if m.group(0).lower() in names]
+
+
+@lru_cache(maxsize=1)
+def _state_codes() -> frozenset[str]:
+    """The short codes of the states, provinces and territories of the countries whose addresses write them that
+    way (the US, Canada, Australia): a shopper's "LA" or "WA" names one of those, or a city, not a country."""
+    import pycountry
+
+    return frozenset(
+        sub.code.split("-", 1)[1]
+        for sub in pycountry.subdivisions
+        if sub.country_code in ("US", "CA", "AU") and sub.code.split("-", 1)[1].isalpha()
+    )
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members
-from ask_engine.plaintext import normalize, word_set
+from ask_engine.plaintext import fold, normalize, word_set
 
 __all__ = [
     "CONCEPTS",
@@ -54,7 +54,7 @@ _LEXICON = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_tex
 _STOPWORDS: frozenset[str] = frozenset(_LEXICON["stopwords"])
 # Everyday synonyms shoppers and shops use for the same thing (data): every form folds to the group's first word.
 _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["synonyms"])
-_TOKEN_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
 # plural forms the stemmer cannot undo by rule (lexicon data)
@@ -170,7 +170,7 @@ def _shop_synonym_pattern(synonyms: ShopSynonyms) -> tuple[re.Pattern[str] | Non
 @lru_cache(maxsize=1 << 15)  # kept by text: the same evidence sentences are read request after request
 def content_stems(text: str) -> frozenset[str]:
     """Stems of the words that carry meaning (function words removed, numbers kept, synonyms folded)."""
-    return frozenset(stem(w) for w in _TOKEN_RE.findall(normalize(text).lower()) if w not in _STOPWORDS)
+    return frozenset(stem(w) for w in _TOKEN_RE.findall(fold(normalize(text)).lower()) if w not in _STOPWORDS)
 
 
 def offer_stems() -> frozenset[str]:

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from ask_engine.errors import IndexUnusable
 from ask_engine.parallel import mapped
+from ask_engine.plaintext import fold
 from ask_engine.types import Hit, Passage
 
 BM25 = "bm25"
@@ -68,12 +69,14 @@ def _default_stemmer() -> str:
 class Tokenizer:
     """Lower-cased words minus English stopwords, stemmed; joined codes ("TB-42-BLK") kept whole as well as in parts.
 
-    The same tokenizer must read queries and passages, so its stemmer is saved with the index.
+    The same tokenizer must read queries and passages, so its stemmer is saved with the index, and so is whether it
+    drops accents ("cafetière" and "cafetiere" one token; an index built before that choice was saved keeps them).
     """
 
-    def __init__(self, stemmer: str | None = None) -> None:
+    def __init__(self, stemmer: str | None = None, *, fold_accents: bool = True) -> None:
         from bm25s.stopwords import STOPWORDS_EN
 
+        self.fold_accents = fold_accents
         self.stemmer = stemmer or _default_stemmer()
         self._stem = _stemmer(self.stemmer)
         self._stopwords = frozenset(STOPWORDS_EN)
@@ -89,7 +92,8 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         tokens: list[str] = []
         known = self._tokens
-        for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text).casefold()):
+        text = unicodedata.normalize("NFKC", text)
+        for match in _TOKEN_RE.finditer((fold(text) if self.fold_accents else text).casefold()):
             whole = match.group()
             parts = _PART_RE.findall(whole)
             if len(parts) > 1:
@@ -178,7 +182,12 @@ class Bm25Index:
         target.mkdir(parents=True, exist_ok=True)
         if self._retriever is not None:
             self._retriever.save(str(target))
-        meta = {"stemmer": self.tokenizer.stemmer, "stopwords": "en", "documents": len(self.ids)}
+        meta = {
+            "stemmer": self.tokenizer.stemmer,
+            "fold_accents": self.tokenizer.fold_accents,
+            "stopwords": "en",
+            "documents": len(self.ids),
+        }
         (target / _TOKENIZER).write_text(json.dumps(meta), "utf-8")
 
     @classmethod
@@ -189,7 +198,7 @@ class Bm25Index:
         meta = json.loads((source / _TOKENIZER).read_text("utf-8"))
         if meta.get("documents") != len(ids):
             raise ValueError(f"{BM25}/ holds {meta.get('documents')} documents for {len(ids)} passages")
-        tokenizer = Tokenizer(meta["stemmer"])
+        tokenizer = Tokenizer(meta["stemmer"], fold_accents=bool(meta.get("fold_accents", False)))
         if not ids:
             return cls(ids, None, tokenizer)
         import bm25s

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ask_engine.plaintext import fold
 from ask_engine.sources import alias_key
 from ask_engine.types import Resolution, Turn, Unresolved
 
@@ -27,7 +28,7 @@ how when where why whether if than then so not no yes any some all each every bo
 about as also just only very more most much many such own same other another new x vs versus
 """.split()  # noqa: SIM905 - a word list reads best as text
 )
-_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # Words that point back at what the conversation was just about.
 _BACK_REFERENCE = re.compile(
     r"\b(?:it|its|it's|itself|this|that|these|those|they|them|their|theirs|one|ones|same|either|both|"
@@ -63,7 +64,7 @@ _OWNED = re.compile(
 
 
 def _tokens(text: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = fold(unicodedata.normalize("NFKC", text)).casefold()
     return [_stem(w) for w in _WORD.findall(folded) if w not in _STOPWORDS and _stem(w) not in _STOPWORDS]
 
 

@@ -225,7 +225,8 @@ def test_a_title_is_plural_by_its_head_noun_not_by_a_qualifying_phrase() -> None
 
 
 def test_a_size_guide_reads_ranges_in_one_unit_whatever_the_unit_and_separators() -> None:
-    from ask_engine.answering.sizing import _number, _ranges
+    from ask_engine.answering.measures import _number
+    from ask_engine.answering.sizing import _ranges
 
     assert _number("1,200") == 1200.0 and _number("2,5") == 2.5  # thousands separator, decimal comma
     assert _ranges("M: 1,000-1,200 mm") == ((100.0, 120.0, "cm"),)

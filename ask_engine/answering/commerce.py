@@ -7,10 +7,11 @@ from functools import lru_cache
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
+from ask_engine.answering.measures import measure
 from ask_engine.answering.query import _head, _product_words
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
-from ask_engine.language import Intent, content_stems, join_and, lexicon_section, stem, text_cue
+from ask_engine.language import Intent, content_stems, join_and, lexicon_section, stem, text_cue, word_list
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
 from ask_engine.types import Document, Gap, Sentence, Task, Variant
@@ -270,6 +271,10 @@ def _match_options(
                 hit = hit or value in named_sizes
             if hit:
                 chosen.setdefault(name, []).append(value)
+        if _is_size_option(name) and name not in chosen:
+            extreme = _extreme_size(intent, values)  # "the smaller bottle", "the big bag"
+            if extreme is not None:
+                chosen[name] = [extreme]
     missing: list[tuple[str, str]] = []
     colour_options = [name for name, _ in options if _is_colour_option(name)]
     if colour_options and not any(n in chosen for n in colour_options):
@@ -281,6 +286,29 @@ def _match_options(
             if re.search(rf"\b(?:size|in|uk|eu|us)\s+{re.escape(number)}\b", text):
                 missing.append((size_options[0], number))
     return chosen, missing[:1]
+
+
+_SMALLEST = word_list("smallest_size_words")
+_LARGEST = word_list("largest_size_words")
+
+
+def _extreme_size(intent: Intent, values: tuple[str, ...]) -> str | None:
+    """The smallest or the largest of sizes written as measures ("50 mL / 1.7 fl oz", "1 kg") when the question
+    asks for it by a word ("the smaller bottle", "the big bag"); None when it uses neither kind of word, or both."""
+    words = set(re.findall(r"[a-z]+", intent.lower))
+    small, large = bool(words & _SMALLEST), bool(words & _LARGEST)
+    if small == large or len(values) < 2:
+        return None
+    measures = [measure(v) for v in values]
+    kinds = {m[1] for m in measures if m is not None}
+    if None in measures or len(kinds) != 1:
+        return None  # letter sizes ("S", "L") are found by their size words; mixed kinds cannot be ordered
+    sizes = [m[0] for m in measures if m is not None]
+    pick = min if small else max
+    best = pick(sizes)
+    if sizes.count(best) > 1:
+        return None
+    return values[sizes.index(best)]
 
 
 @lru_cache(maxsize=1)

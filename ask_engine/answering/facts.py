@@ -14,21 +14,19 @@ import numpy as np
 from ask_engine.answering.addressing import ways_of
 from ask_engine.answering.query import _strip_title, _title_stems
 from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted, load_ranker
+from ask_engine.answering.restate import _asked_adjective, _asked_phrase
 from ask_engine.answering.units import Unit, product_units, usable_value
-from ask_engine.answering.work import _NUMBER, _Answer, _cites_for, _is_untrusted, _plain, _Work
+from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     CONCEPTS,
     CONCEPTS_BY_NAME,
-    PREPOSITIONS,
     Intent,
     content_stems,
     fact_key_matches,
     join_and,
     mentions_concept,
-    stem,
     text_cue,
-    third_person,
     word_list,
 )
 from ask_engine.types import Document, Fact
@@ -54,6 +52,7 @@ _BOOLEAN_VALUES = {"yes": True, "true": True, "no": False, "false": False}
 # do not make a fact the one asked about.
 _QUALIFIER_STEMS = content_stems("free safe proof resistant friendly compatible suitable certified approved based")
 _ADJECTIVE_END = text_cue("adjective_end", re.IGNORECASE)
+_PRIVATIVE = word_list("privative_words")
 
 
 def _sentence_case(text: str) -> str:
@@ -355,7 +354,12 @@ def _fact_sentence(
     subject = "they" if pronoun and plural else "it" if pronoun else f"the {title}"
     subject_md = subject if pronoun else f"the **{title}**"
     boolean = _is_boolean(fact)
-    yes_no = lead and work.intent.yes_no
+    # "is there fragrance in it?" answered by "Fragrance free: no" asks the opposite of the label: "No," would say
+    # there is none; the fact alone ("it is not fragrance free") answers without a reversed yes or no
+    opposite = bool(set(re.findall(r"[a-z]+", label.lower())[-1:]) & _PRIVATIVE) and not (
+        _PRIVATIVE & set(re.findall(r"[a-z]+", work.intent.lower))
+    )
+    yes_no = lead and work.intent.yes_no and not opposite
 
     def say(text: str, md: str) -> None:
         answer.claim(_sentence_case(text), cites, markdown=_sentence_case(md), doc=doc.id)
@@ -511,88 +515,3 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
             return _asked_phrase(intent, doc, subject, be, plural) or f"the {concept.noun} of {subject}"
         return f"the {concept.noun} of {subject}"
     return _asked_phrase(intent, doc, subject, be, plural)
-
-
-def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: bool) -> str | None:
-    """What the question asks, in its own words with the product as subject ("whether the X comes with a rain
-    cover", "how long the X burns"); None when no safe phrasing exists."""
-    written = _strip_title(intent.text, doc.title, placeholder="it").rstrip("?!. ")
-    written = re.sub(r"^(?:and|so|but|also|then|please)\s+", "", written, flags=re.IGNORECASE)
-    text = written.lower()
-    if len(text) != len(written):
-        written = text  # a letter whose lower case is longer: the question's own case cannot be kept
-
-    def kept(m: re.Match[str], group: int) -> str:
-        """A group of a match on the lower-cased question, in the question's own case ("Nunavut")."""
-        return written[m.start(group) : m.end(group)]
-
-    pronoun = r"(?:it|they|this|that|these|those|this one|that one|the \w+(?: \w+){0,4}?)"
-    rest: str | None = None
-    m = re.match(rf"^(?:is|are|was|were)\s+{pronoun}\s+(.+)$", text)
-    if m:
-        rest = f"whether {subject} {be} {kept(m, 1)}"
-    m = m or None
-    if rest is None:
-        m = re.match(rf"^(?:does|do|did)\s+{pronoun}\s+(\w+)(.*)$", text)
-        if m and stem(m.group(1)) not in _title_stems(doc):  # "do it boots run small?": a name left behind
-            verb = m.group(1) if plural else third_person(m.group(1))
-            rest = f"whether {subject} {verb}{kept(m, 2)}"
-    if rest is None:
-        m = re.match(rf"^(?:can|could|will|would|should)\s+{pronoun}\s+(\w+)(.*)$", text)
-        if m:
-            modal = text.split()[0]
-            rest = f"whether {subject} {modal} {kept(m, 1)}{kept(m, 2)}"
-    if rest is None:
-        m = re.match(r"^(?:can|could|may|should)\s+(?:i|we|you)\s+(.+)$", text)
-        if m and re.search(r"\b(?:it|them|this|these|those)\b", m.group(1)):
-            body = re.sub(r"\b(?:it|them|this|these|those)\b", subject, kept(m, 1), count=1, flags=re.IGNORECASE)
-            rest = f"whether you can {body}"
-    if rest is None:
-        m = re.match(
-            rf"^(how \w+|what|where|when|which \w+)\s+(is|are|does|do|can|will)\s+{pronoun}\s+(\w+)(.*)$", text
-        )
-        if m:
-            wh, aux, verb = m.group(1), m.group(2), m.group(3)
-            tail = kept(m, 4)
-            if aux in ("does", "do"):
-                verb = verb if plural else third_person(verb)
-                rest = f"{wh} {subject} {verb}{tail}"
-            elif aux in ("is", "are"):
-                rest = f"{wh} {subject} {be} {verb}{tail}"
-            else:
-                rest = f"{wh} {subject} {aux} {verb}{tail}"
-    if rest is None or _NUMBER.search(rest) or len(rest) > 120:
-        return None
-    if re.search(r"\bit\b", rest.replace(subject, "")):
-        return None  # the product's name was read as part of something else ("what is the SKU of the large it")
-    if content_stems(rest.replace(subject, "")) & (_title_stems(doc) - content_stems(intent.text.split()[0])):
-        return None  # a part of the name was left behind ("whether the helmet kidses helmet come with …")
-    # the question's own words must not smuggle in the product name twice or any instruction
-    if _is_untrusted(rest):
-        return None
-    return rest
-
-
-def _asked_adjective(intent: Intent, doc: Document) -> str | None:
-    """What "is the X <adjective>?" asks, in the question's words, with any words of the product's name dropped."""
-    text = _strip_title(intent.text, doc.title, placeholder="it").lower().rstrip("?!. ")
-    m = re.match(r"^(?:is|are)\s+(?:it|they|this|that|these|those|the|this one|that one)\s+(.+)$", text)
-    if not m:
-        return None
-    words = m.group(1).split()
-    names = _title_stems(doc) | content_stems(doc.product_type or "")
-    while words and (stem(words[0]) in names or words[0] in {"one", "item", "product"}):
-        words = words[1:]
-    # start where the asked attribute starts: "sun cream vegan" asks "vegan", "dishwasher safe" stays whole
-    cues = [cue for name in intent.concepts for cue in CONCEPTS_BY_NAME[name].cues]
-    for i in range(len(words)):
-        if any(re.match(cue, " ".join(words[i:])) for cue in cues):
-            # ... unless the cue is the object of a preposition ("tested on animals", "suitable for vegans"): then
-            # the whole phrase is what is asked
-            if not (i and words[i - 1] in PREPOSITIONS):
-                words = words[i:]
-            break
-    phrase_ = " ".join(words)
-    if not words or len(words) > 4 or _NUMBER.search(phrase_) or _is_untrusted(phrase_):
-        return None
-    return phrase_

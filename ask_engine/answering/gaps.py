@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ask_engine.answering.facts import _asked_phrase, _is_plural_title, _unrecorded
+from ask_engine.answering.facts import _is_plural_title, _unrecorded
 from ask_engine.answering.query import _attribute_stems
+from ask_engine.answering.restate import _asked_phrase
 from ask_engine.language import CONCEPTS_BY_NAME, Intent, content_stems, word_list
 from ask_engine.types import Document, Gap
 

@@ -259,18 +259,26 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
 
 
 def _notice_line(work: _Work, doc: Document) -> str | None:
-    """The sentence of the product's disclosure notices sharing most of the question's own words (not its name's,
-    nor generic ones), after the notice's label: "Battery safety: Stop using it if it swells, …"."""
+    """When a sentence of the product's disclosure notices shares a word of the question (not of its name, nor a
+    generic one), the notices' sentence closest to the question, after its notice's label: "Battery safety: Stop
+    using it if it swells, …"."""
     asked = work.asked - _title_stems(doc) - _GENERIC_QUERY_STEMS
-    best: tuple[int, str] | None = None
+    lines: list[tuple[int, str]] = []
     for fact in doc.facts:
         if fact.source != "disclosure":
             continue
         for sentence in split_sentences(_safe_fact(fact).value):
-            shared = len(asked & content_stems(sentence))
-            if shared and (best is None or shared > best[0]):
-                best = (shared, f"{fact.label}: {sentence.strip()}")
-    return best[1] if best else None
+            lines.append((len(asked & content_stems(sentence)), f"{fact.label}: {sentence.strip()}"))
+    if not any(shared for shared, _ in lines):
+        return None
+    if len(lines) == 1:
+        return lines[0][1]
+    # once a notice line shares a word of the question, the notices' line closest in meaning answers: "I'm pregnant,
+    # should I stop using it?" is answered by "Not for use during pregnancy", not by "Stop using 1 week before
+    # waxing", which shares more of its words
+    sims = work.similarity([line for _, line in lines])
+    best = max(range(len(lines)), key=lambda i: (float(sims[i]), lines[i][0]))
+    return lines[best][1]
 
 
 def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:

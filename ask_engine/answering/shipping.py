@@ -11,6 +11,7 @@ from functools import lru_cache
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
 from ask_engine.answering.sentences import _DURATION, _NEGATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
 from ask_engine.answering.work import _Answer, _Unit, _Work
+from ask_engine.countries import named_by_state_code
 from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
 from ask_engine.retrieve import COST_RE
@@ -46,6 +47,16 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         u for u in _units(task) if u.evidence.passage.kind != "product" or (u.doc is not None and u.doc in targets)
     ]
     shipping_units = [u for u in units if _is_shipping_unit(u)]
+    # "shipping to LA?" in a shop whose policy never names Laos means Los Angeles or Louisiana: a state's code read
+    # as a country the policy does not name is no country
+    stated = [
+        c
+        for c in intent.countries
+        if not named_by_state_code(intent.text, c)
+        or any(c in country_codes_in(u.text) or c in country_codes_in(u.context) for u in shipping_units)
+    ]
+    if len(stated) != len(intent.countries):
+        intent = replace(intent, countries=tuple(stated))
     # "Do you deliver to Brighton?": the town's country, region and postcode area are what the policy names
     town = None if region is not None or intent.countries else _town(work, shipping_units)
     if town is not None:

@@ -14,42 +14,13 @@ import re
 from dataclasses import dataclass
 
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _named_sizes, _options
+from ask_engine.answering.measures import _AND_UP, _FIGURE, _RANGE, _UP_TO, _base, _number, _unit
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.language import content_stems
 from ask_engine.types import Document
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
-
-_NUMBER = r"(\d+(?:[.,]\d+)?)"
-_UNIT = r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l)(?![a-z])"
-_RANGE = re.compile(_NUMBER + r"\s*(?:-|–|to)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
-_UP_TO = re.compile(r"\b(?:up to|under|below|less than|max(?:imum)?\.?)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
-_AND_UP = re.compile(_NUMBER + _UNIT + r"\s*(?:\+|and (?:up|over|above)|or (?:more|over|above))", re.IGNORECASE)
-_FIGURE = re.compile(_NUMBER + _UNIT, re.IGNORECASE)
-_UNIT_NAMES = {"inch": "in", "inches": "in", '"': "in", "”": "in", "kgs": "kg", "kilo": "kg", "kilos": "kg"}
-_UNIT_NAMES |= {"lbs": "lb", "pound": "lb", "pounds": "lb"}
-
-
-# each unit as a multiple of its kind's base unit (cm, kg, ml), so "30 lb" is read against "9-20 kg"
-_SCALE = {"mm": ("cm", 0.1), "m": ("cm", 100.0), "in": ("cm", 2.54), "ft": ("cm", 30.48), "g": ("kg", 0.001)}
-_SCALE |= {"lb": ("kg", 0.45359237), "oz": ("kg", 0.028349523), "l": ("ml", 1000.0)}
-
-
-def _unit(text: str) -> str:
-    low = text.lower()
-    return _UNIT_NAMES.get(low, low)
-
-
-def _number(text: str) -> float:
-    if re.fullmatch(r"\d{1,3},\d{3}", text):
-        return float(text.replace(",", ""))  # "1,200 mm": a thousands separator
-    return float(text.replace(",", "."))  # "2,5 kg": a decimal comma
-
-
-def _base(value: float, unit: str) -> tuple[float, str]:
-    base, factor = _SCALE.get(unit, (unit, 1.0))
-    return value * factor, base
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,182 @@
+"""How shoppers write, as two more blind probe shops found it (a skincare brand's product CSV and a coffee roaster's
+Admin REST JSON, written by someone who had not read the answerer): accents typed or left out ("cafetiere"), a state's
+code taken for a country ("shipping to LA?" read as Laos), a size asked for by a word ("the smaller bag"), a question
+asking the opposite of a "… free" label ("is there fragrance in it?" against "Fragrance free: no"), the wrong line of
+a notice, and a "not recorded" sentence that restated the question in the asker's words ("keep me up at night"). A
+small shop of a different trade, indexed with the real embedding model and asked through `Engine.ask`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ask_engine.countries import country_codes_in, named_by_state_code
+from ask_engine.engine import Engine
+from ask_engine.language import content_stems
+from ask_engine.lexical import Tokenizer
+from ask_engine.resolve import resolve
+from tests.shop_helpers import ask_plain, inline_engine
+
+
+def _variant(pid: int, n: int, size: str, price: str, qty: int) -> dict[str, Any]:
+    return {"id": pid * 10 + n, "title": size, "option1": size, "price": price, "inventory_quantity": qty,
+            "inventory_management": "shopify", "inventory_policy": "deny"}  # fmt: skip
+
+
+def _product(pid: int, title: str, body: str, kind: str, sizes: list[tuple[str, str, int]], **extra: Any) -> Any:
+    option = [{"name": "Size", "values": [s for s, _, _ in sizes]}] if len(sizes) > 1 else []
+    variants = [_variant(pid, n, s, p, q) for n, (s, p, q) in enumerate(sizes)]
+    if len(sizes) == 1:
+        variants[0].update(title="Default Title", option1="Default Title")
+    return {"id": pid, "title": title, "handle": f"p{pid}", "body_html": body, "product_type": kind,
+            "vendor": "Pâtisserie Lumen", "tags": "", "options": option, "variants": variants, **extra}  # fmt: skip
+
+
+PRODUCTS = [
+    _product(
+        1,
+        "Valrhona Manjari Couverture 64%",
+        "<p>Fruity dark couverture with red-berry notes, in callets that melt evenly for tempering.</p>",
+        "Chocolate",
+        [("500 g", "18.50", 12), ("3 kg", "96.00", 0)],
+    ),
+    _product(
+        2,
+        "Crème Brûlée Blowtorch",
+        "<p>A refillable butane torch with an adjustable flame for caramelising sugar.</p>",
+        "Kitchen tools",
+        [("One size", "39.00", 5)],
+        metafields=[
+            {"namespace": "disclosures", "key": "safety_warning", "type": "multi_line_text_field",
+             "value": "Not for use by children under 16. Stop using it at once if you smell gas."},  # fmt: skip
+        ],
+    ),
+    _product(
+        3,
+        "Rose Water Hand Balm",
+        "<p>A rich balm for hands that bake all day, with shea butter.</p>",
+        "Hand care",
+        [("30 ml", "9.00", 4), ("100 ml", "21.00", 7)],
+        metafields=[
+            {"namespace": "custom", "key": "fragrance_free", "type": "boolean", "value": "false"},
+            {"namespace": "disclosures", "key": "safety_warning", "type": "multi_line_text_field",
+             "value": "Can increase sun sensitivity: use a sunscreen daily. Stop using it 1 week before waxing. "
+                      "Not for use during pregnancy or while breastfeeding. Keep out of reach of children."},  # fmt: skip
+        ],
+    ),
+    _product(
+        4,
+        "Lumen Cafetière",
+        "<p>A glass French press for eight cups.</p>",
+        "Brewers",
+        [("One size", "29.00", 3)],
+    ),
+    _product(
+        5,
+        "House Blend Coffee",
+        "<p>Chocolatey and round, for any brewer.</p>",
+        "Coffee",
+        [("Whole bean", "12.00", 9), ("Cafetière grind", "12.00", 9)],
+    ),
+]
+FILES = {
+    "shop.toml": '[shop]\nname = "Patisserie Lumen"\nurl = "https://lumen.example"\ncurrency = "USD"\n'
+    'gid_namespace = "lumen"\n',
+    "products.json": json.dumps({"products": PRODUCTS}),
+    "policies/shipping.md": """---
+type: shipping_policy
+title: Shipping Policy
+url: https://lumen.example/policies/shipping-policy
+---
+# Shipping Policy
+## Rates
+Zone 1 (Northeast): $6.95, 2-3 business days. Zone 2 (Central): $7.95, 3-5 business days. Zone 3 (Pacific and
+Mountain states): $8.95, 4-6 business days.
+## International
+We also ship to Germany for $24.00, 6-10 business days.
+""",
+}
+COUVERTURE, TORCH, BALM, CAFETIERE, BLEND = (f"gid://lumen/Product/{n}" for n in range(1, 6))
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Engine]:
+    yield from inline_engine(tmp_path_factory.mktemp("lumen") / "shop", FILES, embedder)
+
+
+def test_accented_words_match_however_they_are_typed() -> None:
+    assert content_stems("cafetière crème") == content_stems("cafetiere creme")
+    assert "re" not in content_stems("cafetière")  # was split at the accent into "cafeti" and "re"
+    assert Tokenizer("none")("Crème Brûlée") == Tokenizer("none")("creme brulee")
+    # an index built before accents were folded keeps reading its words as it wrote them
+    assert Tokenizer("none", fold_accents=False)("Crème") == ["crème"]
+
+
+def test_a_product_is_found_by_its_name_typed_without_accents(engine: Engine) -> None:
+    answer = ask_plain(engine, "how much is the creme brulee blowtorch?")
+    assert "$39.00" in answer, answer
+
+
+def test_an_option_word_of_the_product_in_view_names_no_other_product(engine: Engine) -> None:
+    resolution = resolve((BLEND,), engine.index, query="do you have it ground for cafetière?")
+    assert resolution.doc_ids == (f"product:{BLEND}",), resolution
+    answer = ask_plain(engine, "do you have it ground for cafetière?", BLEND)
+    assert "Lumen Cafetière" not in answer, answer
+
+
+def test_a_state_code_is_no_country_the_policy_never_names(engine: Engine) -> None:
+    assert named_by_state_code("how much is shipping to LA?", "LA")
+    assert not named_by_state_code("do you ship to Laos?", "LA")
+    assert not named_by_state_code("ship to the UK?", "GB")
+    assert country_codes_in("do you ship to DE?", query=True) == ("DE",)
+    answer = ask_plain(engine, "how much is shipping to LA and how long does it take?")
+    assert "Laos" not in answer, answer
+    # a code the policy does name is still that country
+    answer = ask_plain(engine, "do you ship to DE? how much?")
+    assert "$24.00" in answer, answer
+
+
+def test_a_size_asked_for_by_a_word_picks_the_smallest_or_the_largest(engine: Engine) -> None:
+    answer = ask_plain(engine, "how much is the smaller bag?", COUVERTURE)
+    assert "$18.50" in answer and "$96.00" not in answer, answer
+    answer = ask_plain(engine, "is the big bag in stock?", COUVERTURE)
+    assert "3 kg" in answer and "sold out" in answer, answer
+    assert "500 g" not in answer, answer
+    answer = ask_plain(engine, "what does the bigger tube cost?", BALM)
+    assert "$21.00" in answer and "$9.00" not in answer, answer
+
+
+def test_a_question_asking_the_opposite_of_a_free_label_gets_no_reversed_yes_or_no(engine: Engine) -> None:
+    answer = ask_plain(engine, "is there any fragrance in it?", BALM)
+    assert "not fragrance free" in answer, answer
+    assert not answer.startswith("No"), answer
+    answer = ask_plain(engine, "is it fragrance free?", BALM)
+    assert answer.startswith("No"), answer
+
+
+def test_the_notice_line_closest_to_the_question_answers_it(engine: Engine) -> None:
+    answer = ask_plain(engine, "I just found out I'm pregnant, should I stop using this?", BALM)
+    assert "pregnancy" in answer, answer
+    assert "waxing" not in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted", "unwanted"),
+    [
+        ("will this keep me awake at night?", "keep you awake", "keep me"),
+        ("can you engrave it for me?", "whether the shop can engrave", "whether you can engrave"),
+        ("is this one dishwasher safe?", "is dishwasher safe", "is one dishwasher"),
+        ("what are the blue bits?", None, "is bits"),
+    ],
+)
+def test_a_not_recorded_sentence_says_the_question_back_in_the_shops_voice(
+    engine: Engine, question: str, wanted: str | None, unwanted: str
+) -> None:
+    answer = ask_plain(engine, question, CAFETIERE)
+    assert "not recorded" in answer, answer
+    assert unwanted not in answer, answer
+    if wanted is not None:
+        assert wanted in answer, answer
