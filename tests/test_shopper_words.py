@@ -22,8 +22,15 @@ from tests.shop_helpers import ask_plain, inline_engine
 
 
 def _variant(pid: int, n: int, size: str, price: str, qty: int) -> dict[str, Any]:
-    return {"id": pid * 10 + n, "title": size, "option1": size, "price": price, "inventory_quantity": qty,
-            "inventory_management": "shopify", "inventory_policy": "deny"}  # fmt: skip
+    return {
+        "id": pid * 10 + n,
+        "title": size,
+        "option1": size,
+        "price": price,
+        "inventory_quantity": qty,
+        "inventory_management": "shopify",
+        "inventory_policy": "deny",
+    }
 
 
 def _product(pid: int, title: str, body: str, kind: str, sizes: list[tuple[str, str, int]], **extra: Any) -> Any:
@@ -31,8 +38,18 @@ def _product(pid: int, title: str, body: str, kind: str, sizes: list[tuple[str, 
     variants = [_variant(pid, n, s, p, q) for n, (s, p, q) in enumerate(sizes)]
     if len(sizes) == 1:
         variants[0].update(title="Default Title", option1="Default Title")
-    return {"id": pid, "title": title, "handle": f"p{pid}", "body_html": body, "product_type": kind,
-            "vendor": "Pâtisserie Lumen", "tags": "", "options": option, "variants": variants, **extra}  # fmt: skip
+    return {
+        "id": pid,
+        "title": title,
+        "handle": f"p{pid}",
+        "body_html": body,
+        "product_type": kind,
+        "vendor": "Pâtisserie Lumen",
+        "tags": "",
+        "options": option,
+        "variants": variants,
+        **extra,
+    }
 
 
 PRODUCTS = [
@@ -50,8 +67,12 @@ PRODUCTS = [
         "Kitchen tools",
         [("One size", "39.00", 5)],
         metafields=[
-            {"namespace": "disclosures", "key": "safety_warning", "type": "multi_line_text_field",
-             "value": "Not for use by children under 16. Stop using it at once if you smell gas."},  # fmt: skip
+            {
+                "namespace": "disclosures",
+                "key": "safety_warning",
+                "type": "multi_line_text_field",
+                "value": "Not for use by children under 16. Stop using it at once if you smell gas.",
+            },
         ],
     ),
     _product(
@@ -62,9 +83,13 @@ PRODUCTS = [
         [("30 ml", "9.00", 4), ("100 ml", "21.00", 7)],
         metafields=[
             {"namespace": "custom", "key": "fragrance_free", "type": "boolean", "value": "false"},
-            {"namespace": "disclosures", "key": "safety_warning", "type": "multi_line_text_field",
-             "value": "Can increase sun sensitivity: use a sunscreen daily. Stop using it 1 week before waxing. "
-                      "Not for use during pregnancy or while breastfeeding. Keep out of reach of children."},  # fmt: skip
+            {
+                "namespace": "disclosures",
+                "key": "safety_warning",
+                "type": "multi_line_text_field",
+                "value": "Can increase sun sensitivity: use a sunscreen daily. Stop using it 1 week before waxing. "
+                "Not for use during pregnancy or while breastfeeding. Keep out of reach of children.",
+            },
         ],
     ),
     _product(
