@@ -30,11 +30,11 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.indexes import ShopIndex, live_version
-from ask_engine.language import text_cue, with_shop_synonyms
+from ask_engine.language import with_shop_synonyms
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
-from ask_engine.retrieve import Mode, Retriever, policy_intents, with_rate_passages
+from ask_engine.retrieve import Mode, Retriever, policy_intents, with_listed_products, with_rate_passages
 from ask_engine.spelling import spelled
 from ask_engine.types import (
     Document,
@@ -54,10 +54,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# "Which of your products are on sale?" (lexicon text cue "sale_listing"): the products with a sale price come with
-# the evidence, up to this many, however retrieval ranks them.
-_SALE_LISTING = text_cue("sale_listing")
-SALE_EVIDENCE_MAX = 6
 
 # Operations whose "how do I ...?" the shop's own pages usually explain ("cancel my order" → the cancellation FAQ).
 # A cart change, a discount or a stock hold has nothing to explain beyond "nothing was changed".
@@ -109,29 +105,6 @@ def _country_name(code: str) -> str | None:
 
     name = country_name(code)
     return None if name == code.upper() else re.sub(r"^the\s+", "", name)
-
-
-def _with_sale_products(
-    index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution
-) -> list[Evidence]:
-    """`evidence`, and after it the first passage of each product with a sale price it lacks (up to
-    SALE_EVIDENCE_MAX in all), when a question that names no product asks what is on sale: a list of them is the
-    answer, and retrieval ranks a few of them at best ("which of your products are on sale?" matches every product
-    page's "Price" equally)."""
-    out = list(evidence)
-    if resolution.doc_ids or not index.on_sale or not _SALE_LISTING.search(query.lower()):
-        return out
-    have = {ev.passage.doc_id for ev in out}
-    room = SALE_EVIDENCE_MAX - sum(1 for d in index.on_sale if d in have)
-    for doc_id in index.on_sale:
-        if room <= 0:
-            break
-        passages = index.passages_of(doc_id)
-        if doc_id in have or not passages:
-            continue
-        room -= 1
-        out.append(Evidence(len(out) + 1, passages[0], 0.0))
-    return out
 
 
 class Engine:
@@ -369,7 +342,7 @@ class Engine:
                 needed = state.retriever.needs_vector(query, resolution, mode=retrieval)
                 vector = embedder.embed_query(query) if needed else None
                 retrieved = state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
-                gathered = _with_sale_products(index, retrieved, question.text, resolution)
+                gathered = with_listed_products(index, retrieved, question.text, resolution)
                 outcome.evidence = sanitize_evidence(with_rate_passages(index, gathered, question.text))
             task = Task(
                 query=question.text,

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal
 
 from ask_engine.config import Settings
-from ask_engine.language import country_codes_in
+from ask_engine.language import content_stems, country_codes_in, text_cue
 from ask_engine.towns import town_named
-from ask_engine.types import Evidence, Hit, Resolution
+from ask_engine.types import Document, Evidence, Hit, Resolution
 
 if TYPE_CHECKING:
     from ask_engine.indexes import ShopIndex
@@ -60,6 +61,71 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 def policy_intents(query: str) -> list[str]:
     """The well-known policy link types a query's wording points at, in a fixed order."""
     return [link_type for link_type, pattern in _INTENTS if pattern.search(query)]
+
+
+# "Which of your products are on sale?" (lexicon text cue "sale_listing") and "which of your coffees is the
+# cheapest?" ("price_extreme"): the products listed come with the evidence, however retrieval ranks them (every
+# product page's "Price" matches such a question equally).
+_SALE_LISTING = text_cue("sale_listing")
+_PRICE_EXTREME = text_cue("price_extreme")
+LISTED_EVIDENCE_MAX = 6
+PRICE_LIST_MAX = 3
+
+
+def lowest_price(doc: Document) -> Decimal | None:
+    """A product's lowest variant price."""
+    prices = []
+    for v in doc.variants:
+        try:
+            prices.append(Decimal(v.price or ""))
+        except InvalidOperation:
+            continue
+    return min(prices) if prices else None
+
+
+def price_ordered(query: str, documents: Iterable[Document]) -> tuple[list[Document], bool] | None:
+    """For a question asking for the lowest- or highest-priced products ("your cheapest coffee?", "most expensive
+    tent"), the products of the kind it names (its words that name products of this shop by title, type or tags;
+    every product when none do), lowest price first (highest for "most expensive"), and whether highest first; None
+    for any other question."""
+    m = _PRICE_EXTREME.search(query.lower())
+    if m is None:
+        return None
+    products = [d for d in documents if d.kind == "product" and lowest_price(d) is not None]
+    words = {d.id: content_stems(" ".join([d.title, d.product_type or "", *d.tags])) for d in products}
+    naming = frozenset().union(*words.values())
+    kind = (content_stems(query) - content_stems(m.group(0))) & naming
+    if kind:
+        products = [d for d in products if kind <= words[d.id]]
+    high = m.group("high") is not None
+    return sorted(products, key=lambda d: (-1 if high else 1) * (lowest_price(d) or Decimal(0))), high
+
+
+def with_listed_products(
+    index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution
+) -> list[Evidence]:
+    """`evidence`, and after it the first passage of each product a question that names no product asks for a list
+    of that it lacks: the products with a sale price (up to LISTED_EVIDENCE_MAX in all), or the PRICE_LIST_MAX
+    lowest- or highest-priced of the kind it names."""
+    out = list(evidence)
+    if resolution.doc_ids:
+        return out
+    if _SALE_LISTING.search(query.lower()):
+        wanted = list(index.on_sale)
+    else:
+        ordered = price_ordered(query, index.documents.values())
+        wanted = [d.id for d in ordered[0][:PRICE_LIST_MAX]] if ordered else []
+    have = {ev.passage.doc_id for ev in out}
+    room = LISTED_EVIDENCE_MAX - sum(1 for d in wanted if d in have)
+    for doc_id in wanted:
+        if room <= 0:
+            break
+        passages = index.passages_of(doc_id)
+        if doc_id in have or not passages:
+            continue
+        room -= 1
+        out.append(Evidence(len(out) + 1, passages[0], 0.0))
+    return out
 
 
 # A shipping question asking what delivery costs ("how much to ship to Dublin?", "is delivery free to Belfast?") is

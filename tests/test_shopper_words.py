@@ -205,3 +205,19 @@ def test_a_not_recorded_sentence_says_the_question_back_in_the_shops_voice(
     assert unwanted not in answer, answer
     if wanted is not None:
         assert wanted in answer, answer
+
+
+def test_a_size_given_as_a_measure_written_another_way_is_that_size(engine: Engine) -> None:
+    for question in ("how much is the 3kg bag?", "how much is the 3000 g bag?"):
+        answer = ask_plain(engine, question, COUVERTURE)
+        assert "$96.00" in answer and "$18.50" not in answer, (question, answer)
+
+
+def test_the_cheapest_or_dearest_products_are_listed_by_price(engine: Engine) -> None:
+    answer = ask_plain(engine, "what is the cheapest thing you sell?")
+    assert answer.startswith("By price, lowest first"), answer
+    assert answer.index("Rose Water Hand Balm") < answer.index("House Blend Coffee") < answer.index("Valrhona"), answer
+    assert "Blowtorch" not in answer, answer  # the dearest of five is not among the three cheapest
+    answer = ask_plain(engine, "what's your most expensive kitchen tool?")
+    assert answer.startswith("By price, highest first"), answer
+    assert "Blowtorch" in answer and "Hand Balm" not in answer, answer  # only the kind it names

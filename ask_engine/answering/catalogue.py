@@ -32,6 +32,7 @@ from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.language import Intent, content_stems, text_cue, word_list, word_stems
 from ask_engine.phrases import phrase
+from ask_engine.retrieve import PRICE_LIST_MAX, price_ordered
 from ask_engine.types import Document, Evidence, Task
 
 _COMPARISON_STEMS = content_stems(
@@ -133,6 +134,9 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
         return None
     if work.listing:
         return _listed(work, work.listing)
+    by_price = _by_price(work)
+    if by_price is not None:
+        return by_price
     if sale_listing or _SALE_RE.search(intent.lower):
         # "which of your products are on sale?": every product with a sale price, however its page reads
         on_sale = [d for d in task.documents.values() if d.kind == "product" and d.fact("sale") is not None]
@@ -226,6 +230,19 @@ def _line_naming(doc: Document, words: frozenset[str] | set[str]) -> str | None:
         if unit.kind == "description" and content_stems(unit.text) & words:
             return unit.text
     return None
+
+
+def _by_price(work: _Work) -> _Answer | None:
+    """ "Which of your coffees is the cheapest?", "your most expensive tent?": the products of the kind the question
+    names, lowest (or highest) price first (`retrieve.price_ordered`; the engine brought them into the evidence)."""
+    ordered = price_ordered(work.intent.text, work.task.documents.values())
+    if not ordered or not ordered[0]:
+        return None
+    products, high = ordered
+    answer = _Answer()
+    answer.meta(phrase("by_price_high" if high else "by_price_low"))
+    answer.extend(_listed(work, products[:PRICE_LIST_MAX]))
+    return answer
 
 
 def _listed(work: _Work, products: list[Document]) -> _Answer:

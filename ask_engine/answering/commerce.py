@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
-from ask_engine.answering.measures import measure
+from ask_engine.answering.measures import measure, measures_in
 from ask_engine.answering.query import _head, _product_words
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
@@ -272,7 +273,9 @@ def _match_options(
             if hit:
                 chosen.setdefault(name, []).append(value)
         if _is_size_option(name) and name not in chosen:
-            extreme = _extreme_size(intent, values)  # "the smaller bottle", "the big bag"
+            # "the 1kg bag" for "1 kg", "500ml" for "0.5 L"; else "the smaller bottle", "the big bag"
+            same = _same_measure(intent, values)
+            extreme = same or _extreme_size(intent, values)
             if extreme is not None:
                 chosen[name] = [extreme]
     missing: list[tuple[str, str]] = []
@@ -290,6 +293,19 @@ def _match_options(
 
 _SMALLEST = word_list("smallest_size_words")
 _LARGEST = word_list("largest_size_words")
+
+
+def _same_measure(intent: Intent, values: tuple[str, ...]) -> str | None:
+    """The one size whose measure the question gives, however it is written ("1kg", "1000 g" for "1 kg")."""
+    asked = measures_in(intent.text)
+    if not asked:
+        return None
+    hits = [
+        v
+        for v in values
+        if (m := measure(v)) is not None and any(a[1] == m[1] and math.isclose(a[0], m[0], rel_tol=1e-6) for a in asked)
+    ]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _extreme_size(intent: Intent, values: tuple[str, ...]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["measure"]
+__all__ = ["measure", "measures_in"]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l)(?![a-z])"
@@ -43,3 +43,8 @@ def measure(text: str) -> tuple[float, str] | None:
     "kg"), "3 cup (350 ml)" → (350.0, "ml")); None without one."""
     m = _FIGURE.search(text)
     return _base(_number(m.group(1)), _unit(m.group(2))) if m else None
+
+
+def measures_in(text: str) -> list[tuple[float, str]]:
+    """Every figure with a unit in `text`, in its kind's base unit ("the 1kg bag" → [(1.0, "kg")])."""
+    return [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
