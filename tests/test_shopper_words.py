@@ -100,6 +100,13 @@ PRODUCTS = [
         [("One size", "29.00", 3)],
     ),
     _product(
+        6,
+        "Cucumber Eye Gel",
+        "<p>A cooling gel for tired eyes.</p><ul><li>Ophthalmologist-tested and safe for contact lens wearers</li></ul>",
+        "Eye care",
+        [("15 ml", "45.00", 6)],
+    ),
+    _product(
         5,
         "House Blend Coffee",
         "<p>Chocolatey and round, for any brewer.</p>",
@@ -111,6 +118,11 @@ FILES = {
     "shop.toml": '[shop]\nname = "Patisserie Lumen"\nurl = "https://lumen.example"\ncurrency = "USD"\n'
     'gid_namespace = "lumen"\n',
     "products.json": json.dumps({"products": PRODUCTS}),
+    "faq.yaml": """- question: How can I contact you?
+  answer: Email hello@lumen.example or call us on weekdays; we reply within one working day.
+- question: Can I return opened products?
+  answer: Opened food and hand care can't be returned for hygiene reasons; tools can within 30 days.
+""",
     "policies/shipping.md": """---
 type: shipping_policy
 title: Shipping Policy
@@ -124,7 +136,7 @@ Mountain states): $8.95, 4-6 business days.
 We also ship to Germany for $24.00, 6-10 business days.
 """,
 }
-COUVERTURE, TORCH, BALM, CAFETIERE, BLEND = (f"gid://lumen/Product/{n}" for n in range(1, 6))
+COUVERTURE, TORCH, BALM, CAFETIERE, BLEND, EYE_GEL = (f"gid://lumen/Product/{n}" for n in range(1, 7))
 
 
 @pytest.fixture(scope="module")
@@ -221,3 +233,9 @@ def test_the_cheapest_or_dearest_products_are_listed_by_price(engine: Engine) ->
     answer = ask_plain(engine, "what's your most expensive kitchen tool?")
     assert answer.startswith("By price, highest first"), answer
     assert "Blowtorch" in answer and "Hand Balm" not in answer, answer  # only the kind it names
+
+
+def test_a_word_read_as_a_policy_question_that_no_policy_answers_leaves_it_to_the_product(engine: Engine) -> None:
+    # "contact" reads as "how do I contact you?"; no policy line answers, the product's own does
+    answer = ask_plain(engine, "I wear contact lenses, is it going to be a problem?", EYE_GEL)
+    assert "safe for contact lens wearers" in answer, answer

@@ -186,6 +186,11 @@ class ExtractiveGenerator:
             or _not_offered(work, targets)
             or _select(work, targets)
         )
+        if answer is None and targets and work.intent.policy:
+            # a word that reads as a policy question found no policy line ("contact" in "is it safe for contact lens
+            # wearers?"): the product in view answers from its own units
+            work.intent = replace(work.intent, policy=False)
+            answer = _product(work, targets)
         return answer, work.notes
 
     def _overviews(self, task: Task, intent: Intent) -> Draft | None:
