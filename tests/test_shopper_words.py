@@ -239,3 +239,11 @@ def test_a_word_read_as_a_policy_question_that_no_policy_answers_leaves_it_to_th
     # "contact" reads as "how do I contact you?"; no policy line answers, the product's own does
     answer = ask_plain(engine, "I wear contact lenses, is it going to be a problem?", EYE_GEL)
     assert "safe for contact lens wearers" in answer, answer
+
+
+def test_how_much_after_a_part_naming_a_variant_asks_the_price_of_that_variant(engine: Engine) -> None:
+    answer = ask_plain(engine, "do you do it in a smaller bag? how much?", COUVERTURE)
+    assert "$18.50" in answer and "$96.00" not in answer, answer
+    # a part naming no variant leaves "how much?" a question of its own about the product
+    answer = ask_plain(engine, "is it fragrance free? how much?", BALM)
+    assert "not fragrance free" in answer and "$9.00" in answer and "$21.00" in answer, answer

@@ -44,12 +44,13 @@ Fixed phrases live in `prompts/phrases.j2`; `phrase(name, **kwargs)` renders one
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ask_engine.answering.catalogue import _catalogue, _not_offered
+from ask_engine.answering.commerce import _match_options, _options
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import (
@@ -122,7 +123,7 @@ class ExtractiveGenerator:
             return overview or self._empty(task)  # greetings and thanks: invite a question
         # "Is this waterproof, and can I return it if it doesn't fit?" is two questions: each part is answered on
         # its own, in order, within the sentence budget.
-        parts = _question_parts(query, in_view=bool(task.resolution.doc_ids))
+        parts = _question_parts(query, in_view=bool(task.resolution.doc_ids), names_variant=_variant_namer(task))
         budget = max(1, self.max_sentences // len(parts))
         answers: list[_Answer] = []
         notes: list[str] = []
@@ -362,3 +363,13 @@ def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...
     while len(out) > 1 and out[-1].text.rstrip().endswith(":"):
         out.pop()
     return tuple(out)
+
+
+def _variant_namer(task: Task) -> Callable[[str], bool] | None:
+    """A test of whether a question part names a variant of the one product in view by its option values ("the
+    travel size", "in navy"), so that a "how much?" after it asks about that variant."""
+    docs = [task.documents[d] for d in task.resolution.doc_ids if d in task.documents]
+    if len(docs) != 1 or len(docs[0].variants) < 2:
+        return None
+    options = _options(docs[0])
+    return lambda part: bool(_match_options(parse_query(part), options)[0])

@@ -5,7 +5,7 @@ follow-ups read with the previous question, and the products the question is abo
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ask_engine.answering.work import _is_untrusted, _Work
@@ -82,13 +82,17 @@ _PART_SPLIT = text_cue("part_split", re.IGNORECASE)
 _BARE_FIGURE_PART = text_cue("bare_figure_part", re.IGNORECASE)
 
 
-def _question_parts(query: str, *, in_view: bool = False) -> list[str]:
+def _question_parts(
+    query: str, *, in_view: bool = False, names_variant: Callable[[str], bool] | None = None
+) -> list[str]:
     """The separate questions of a compound one (at most three); a single question stays whole. With no product in
-    view (`in_view`), a part asking only for a figure ("how much?") asks it of the thing the part before names."""
+    view (`in_view`), a part asking only for a figure ("how much?") asks it of the thing the part before names; with
+    one, of the variant the part before names (`names_variant`: "does it come in a travel size? how much?")."""
     parts = [p.strip(" ,;") for p in _PART_SPLIT.split(query) if p and p.strip(" ,;?")]
     joined: list[str] = []
     for part in (p for p in parts if content_stems(p)):
-        if joined and not in_view and _BARE_FIGURE_PART.match(part):
+        leans = not in_view or (names_variant is not None and bool(joined) and names_variant(joined[-1]))
+        if joined and leans and _BARE_FIGURE_PART.match(part):
             # "is the Geisha out yet? how much?": alone, "how much?" would price whatever product retrieval ranks first
             joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
         else:
