@@ -63,7 +63,8 @@ PRODUCTS = [
     _product(
         2,
         "Crème Brûlée Blowtorch",
-        "<p>A refillable butane torch with an adjustable flame for caramelising sugar.</p>",
+        "<p>A refillable butane torch with an adjustable flame for caramelising sugar.</p>"
+        "<p>Final sale: a torch that has been filled can't be returned.</p>",
         "Kitchen tools",
         [("One size", "39.00", 5)],
         metafields=[
@@ -247,3 +248,9 @@ def test_how_much_after_a_part_naming_a_variant_asks_the_price_of_that_variant(e
     # a part naming no variant leaves "how much?" a question of its own about the product
     answer = ask_plain(engine, "is it fragrance free? how much?", BALM)
     assert "not fragrance free" in answer and "$9.00" in answer and "$21.00" in answer, answer
+
+
+def test_a_products_own_return_terms_answer_before_the_policys_general_rule(engine: Engine) -> None:
+    answer = ask_plain(engine, "if I fill it and don't like it, can I return it?", TORCH)
+    assert "Final sale" in answer, answer
+    assert "30 days" not in answer, answer  # the FAQ's rule for tools in general

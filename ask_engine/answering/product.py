@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
+
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
@@ -30,6 +32,7 @@ from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
+    _PROCESS_WORD,
     _attribute_stems,
     _names_in,
     _process_words,
@@ -38,7 +41,7 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.sizing import _size_guide
-from ask_engine.answering.units import Unit, usable_value
+from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
@@ -70,7 +73,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     has_policy_evidence = any(ev.passage.kind != "product" for ev in task.evidence)
     strong_product = bool(intent.concepts) or intent.options or intent.stock
     if intent.policy and has_policy_evidence and not (strong_product and not _process_words(intent)):
-        return None  # "can I return these boots?" is answered by the refund policy
+        # "can I return these boots?" is answered by the refund policy, unless the product's own page states its
+        # terms ("Final sale – this set can't be returned or exchanged.")
+        return _own_terms(work, targets[0]) if len(targets) == 1 else None
     offer = OFFER_QUESTION_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
     if (
         offer
@@ -145,6 +150,25 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         policy = _select(work, targets, policy_only=True)
         if policy is not None:
             return policy
+    return answer
+
+
+def _own_terms(work: _Work, doc: Document) -> _Answer | None:
+    """The product's own description sentence using the store-process word a policy question asks about ("return"
+    in "can they return it if they don't like the colours?" and "Final sale – this set can't be returned or
+    exchanged."), the one closest to the question; None when its page states no such terms."""
+    asked = content_stems(" ".join(_PROCESS_WORD.findall(work.intent.lower)))
+    if not asked:
+        return None
+    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
+    units = [u for u in units if asked & content_stems(u.text)]
+    if not units:
+        return None
+    sims = work.similarity([u.text for u in units])
+    best = units[int(np.argmax(sims))]
+    answer = _Answer()
+    answer.use(doc.id)
+    answer.claim(best.text, _cites_for(work.task, doc, best.text), doc=doc.id)
     return answer
 
 

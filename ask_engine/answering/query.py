@@ -191,15 +191,15 @@ def _with_history(intent: Intent, task: Task) -> Intent:
     )
 
 
+_PROCESS_WORD = re.compile(
+    r"\breturn\w*|\brefund\w*|\bexchang\w*|\bship\w*|\bdeliver\w*|\bpostage\b|\bpay\w*|\bdiscount\w*|"
+    r"\bcancel\w*|\btrack\w*|\bclaim\w*|\brepair\w*|\bcollect\w*|\bsend\b"
+)
+
+
 def _process_words(intent: Intent) -> bool:
     """True when the question is about a store process (return, deliver...) rather than an attribute word."""
-    return bool(
-        re.search(
-            r"\breturn\w*|\brefund\w*|\bexchang\w*|\bship\w*|\bdeliver\w*|\bpostage\b|\bpay\w*|\bdiscount\w*|"
-            r"\bcancel\w*|\btrack\w*|\bclaim\w*|\brepair\w*|\bcollect\w*|\bsend\b",
-            intent.lower,
-        )
-    )
+    return bool(_PROCESS_WORD.search(intent.lower))
 
 
 def _concept_stems(intent: Intent) -> frozenset[str]:
