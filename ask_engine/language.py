@@ -26,6 +26,7 @@ __all__ = [
     "Concept",
     "Intent",
     "alternation",
+    "asks_options",
     "content_stems",
     "country_aliases",
     "country_codes_in",
@@ -300,6 +301,13 @@ _SHIPPING_NOT_PLACE_RE = _cue_re("shipping_not_place")
 _PRICE_RE = _cue_re("price")
 _STOCK_RE = _cue_re("stock")
 _OPTIONS_RE = _cue_re("options")
+
+
+def asks_options(text: str) -> bool:
+    """True when a question names options as such ("what colours…", "does it come in…"), not only a colour word."""
+    return bool(_OPTIONS_RE.search(normalize(text).lower()))
+
+
 _CATALOGUE_RE = _cue_re("catalogue")
 _COMPARISON_RE = _cue_re("comparison")
 _OVERVIEW_RE = _cue_re("overview")

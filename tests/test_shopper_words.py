@@ -33,8 +33,16 @@ def _variant(pid: int, n: int, size: str, price: str, qty: int) -> dict[str, Any
     }
 
 
-def _product(pid: int, title: str, body: str, kind: str, sizes: list[tuple[str, str, int]], **extra: Any) -> Any:
-    option = [{"name": "Size", "values": [s for s, _, _ in sizes]}] if len(sizes) > 1 else []
+def _product(
+    pid: int,
+    title: str,
+    body: str,
+    kind: str,
+    sizes: list[tuple[str, str, int]],
+    option_name: str = "Size",
+    **extra: Any,
+) -> Any:
+    option = [{"name": option_name, "values": [s for s, _, _ in sizes]}] if len(sizes) > 1 else []
     variants = [_variant(pid, n, s, p, q) for n, (s, p, q) in enumerate(sizes)]
     if len(sizes) == 1:
         variants[0].update(title="Default Title", option1="Default Title")
@@ -113,6 +121,16 @@ PRODUCTS = [
         "<p>Chocolatey and round, for any brewer.</p>",
         "Coffee",
         [("Whole bean", "12.00", 9), ("Cafetière grind", "12.00", 9)],
+        option_name="Grind",
+        metafields=[{"namespace": "custom", "key": "process", "type": "single_line_text_field", "value": "Washed"}],
+    ),
+    _product(
+        7,
+        "Silicone Spatula",
+        "<p>A flexible spatula for folding meringue.</p>",
+        "Kitchen tools",
+        [("Red", "25.00", 3), ("Sage", "25.00", 0), ("Black", "25.00", 8)],
+        option_name="Colour",
     ),
 ]
 FILES = {
@@ -137,7 +155,7 @@ Mountain states): $8.95, 4-6 business days.
 We also ship to Germany for $24.00, 6-10 business days.
 """,
 }
-COUVERTURE, TORCH, BALM, CAFETIERE, BLEND, EYE_GEL = (f"gid://lumen/Product/{n}" for n in range(1, 7))
+COUVERTURE, TORCH, BALM, CAFETIERE, BLEND, EYE_GEL, SPATULA = (f"gid://lumen/Product/{n}" for n in range(1, 8))
 
 
 @pytest.fixture(scope="module")
@@ -254,3 +272,14 @@ def test_a_products_own_return_terms_answer_before_the_policys_general_rule(engi
     answer = ask_plain(engine, "if I fill it and don't like it, can I return it?", TORCH)
     assert "Final sale" in answer, answer
     assert "30 days" not in answer, answer  # the FAQ's rule for tools in general
+
+
+def test_a_colour_word_in_a_choice_a_recorded_fact_answers_lists_no_options(engine: Engine) -> None:
+    answer = ask_plain(engine, "is it washed or natural?", BLEND)
+    assert "Washed" in answer, answer
+    assert "Whole bean" not in answer, answer  # "natural" read as a colour asked for listed the grinds
+
+
+def test_the_options_are_listed_once_when_a_second_part_asks_for_a_colour_not_among_them(engine: Engine) -> None:
+    answer = ask_plain(engine, "what colours does it come in? I want the coral one", SPATULA)
+    assert answer.count("Red, Sage and Black") == 1, answer

@@ -258,11 +258,15 @@ def _stated_elsewhere(answer: _Answer, answers: Sequence[_Answer]) -> bool:
     )
 
 
+_LISTING_FRAME = content_stems("comes in")  # the frame of the options sentence (`commerce._commerce`)
+
+
 def _without_repeats(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[str]) -> list[Sentence]:
     """Claims of a many-part answer without one that says nothing an earlier one did not ("Its weight is 1.38 kg",
     the closest fact one part offers, then "The weight of the X is 1.38 kg", another part's answer); the
     product's name does not count as something said."""
     names = frozenset().union(*(_title_stems(task.documents[d]) for d in doc_ids if d in task.documents))
+    names |= _LISTING_FRAME  # "The X comes in A, B and C" after "The shades of the X are A, B and C" says nothing new
     kept: list[Sentence] = []
     said: list[frozenset[str]] = []
     for sentence in sentences:

@@ -48,6 +48,7 @@ from ask_engine.language import (
     CONCEPTS,
     CONCEPTS_BY_NAME,
     OFFER_QUESTION_RE,
+    asks_options,
     content_stems,
     fact_key_matches,
     mentions_concept,
@@ -125,7 +126,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     if attribute_ran:
         recorded = _attribute(work, doc, standalone=not commerce)
         found = bool(recorded.sentences) and not recorded.not_recorded
-        if sold.not_recorded and found:
+        # "is it washed or natural?": a colour word ("natural") read as asking for the options, where a recorded
+        # fact answers ("Process: Washed"); the options listed would answer nothing
+        colour_only = bool(intent.colours) and not (intent.price or intent.stock or asks_options(intent.text))
+        if (sold.not_recorded or colour_only) and found:
             # the variants record no sizes, but a fact does ("Size: ages 9-12"): that answers, and "has not recorded
             # any sizes" before it would contradict it
             # the other options listed in its place ("its colours are …" for "what size are they?") answer nothing
