@@ -118,7 +118,8 @@ PRODUCTS = [
     _product(
         5,
         "House Blend Coffee",
-        "<p>Chocolatey and round, for any brewer.</p>",
+        "<p>Chocolatey and round, for any brewer.</p><p>Use the Valrhona couverture for a mocha: melt "
+        "20 g into a double shot, then add the milk.</p>",
         "Coffee",
         [("Whole bean", "12.00", 9), ("Cafetière grind", "12.00", 9)],
         option_name="Grind",
@@ -283,3 +284,11 @@ def test_a_colour_word_in_a_choice_a_recorded_fact_answers_lists_no_options(engi
 def test_the_options_are_listed_once_when_a_second_part_asks_for_a_colour_not_among_them(engine: Engine) -> None:
     answer = ask_plain(engine, "what colours does it come in? I want the coral one", SPATULA)
     assert answer.count("Red, Sage and Black") == 1, answer
+
+
+def test_a_product_the_question_only_mentions_gets_no_not_recorded_beside_the_answer_for_the_id(
+    engine: Engine,
+) -> None:
+    answer = ask_plain(engine, "I already bake with your Manjari couverture - can I make a mocha with this?", BLEND)
+    assert "20 g" in answer, answer
+    assert "not recorded" not in answer, answer

@@ -61,8 +61,8 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
     answer = _Answer()
     names = frozenset().union(*(_title_stems(d) for d in targets))
     differing = _differing_key(targets)
+    parts: list[tuple[Document, _Answer]] = []
     for doc in targets[:4]:
-        answer.use(doc.id)
         part = _Answer()
         if intent.price:
             _price(part, doc, [], _cites_for(work.task, doc))
@@ -105,6 +105,15 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
                 fact = doc.fact(differing) if differing else None
                 if fact is not None and len(targets) == 2:
                     _fact_sentence(part, work, doc, _safe_fact(fact), lead=False)
+        parts.append((doc, part))
+    mentioned = set(work.task.resolution.mentioned_doc_ids)
+    answered = any(doc.id not in mentioned and any(s.kind == "claim" for s in part.sentences) for doc, part in parts)
+    for doc, part in parts:
+        if answered and doc.id in mentioned and not any(s.kind == "claim" for s in part.sentences):
+            # a product the request's id fixes is answered; another the question only mentions ("I already use
+            # your vitamin C serum") gets no "not recorded" of its own
+            continue
+        answer.use(doc.id)
         answer.extend(part)
     if answer.sentences and all(s.kind == "meta" for s in answer.sentences):
         answer.not_recorded = True
