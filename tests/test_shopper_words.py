@@ -123,7 +123,10 @@ PRODUCTS = [
         "Coffee",
         [("Whole bean", "12.00", 9), ("Cafetière grind", "12.00", 9)],
         option_name="Grind",
-        metafields=[{"namespace": "custom", "key": "process", "type": "single_line_text_field", "value": "Washed"}],
+        metafields=[
+            {"namespace": "custom", "key": "process", "type": "single_line_text_field", "value": "Washed"},
+            {"namespace": "custom", "key": "caffeine_level", "type": "single_line_text_field", "value": "High"},
+        ],
     ),
     _product(
         7,
@@ -292,3 +295,10 @@ def test_a_product_the_question_only_mentions_gets_no_not_recorded_beside_the_an
     answer = ask_plain(engine, "I already bake with your Manjari couverture - can I make a mocha with this?", BLEND)
     assert "20 g" in answer, answer
     assert "not recorded" not in answer, answer
+
+
+def test_a_fact_stating_no_figure_is_the_nearest_fact_for_a_question_asking_one(engine: Engine) -> None:
+    answer = ask_plain(engine, "roughly how many milligrams of caffeine are in a cup?", BLEND)
+    assert "not recorded" in answer and "High" in answer, answer
+    answer = ask_plain(engine, "how much caffeine does it have?", BLEND)
+    assert "not recorded" not in answer and "High" in answer, answer

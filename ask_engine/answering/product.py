@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ask_engine.answering.addressing import asked_measures
+from ask_engine.answering.addressing import asked_measures, number_words
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
 from ask_engine.answering.facts import (
@@ -241,18 +241,26 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ranked = _ranked_units(work, doc)
     chosen = _naming_units(_chosen_units(ranked), work, doc)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
-    if facts:
+    # "how many milligrams of caffeine are in a cup?" asks for a figure; "Caffeine level: High" states none: it is
+    # the nearest recorded fact, not the answer
+    figureless = (
+        facts
+        if facts and not intent.yes_no and asked_measures(intent.text) and not any(_figure(f.value) for f in facts)
+        else []
+    )
+    if facts and not figureless:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
         return answer
+    chosen = [u for u in chosen if not figureless or _figure(u.value)]
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
-    labelled = _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
+    labelled = [] if figureless else _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
     if labelled:
         _state_units(answer, work, doc, labelled[:1])
         return answer
-    notice = _notice_line(work, doc)
+    notice = None if figureless else _notice_line(work, doc)
     if notice is not None:
         # "what if my power bank starts swelling?": the safety notice's own line ("Stop using it if it swells")
         # answers; "not recorded" beside the notice would contradict the warning that comes with the answer
@@ -263,8 +271,8 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     predicate = _predicate(intent, doc)
     answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)
-    own = None if predicate else _asked_fact(work, doc, ranked)
-    related = [own] if own is not None else _related_facts(work, doc, ranked)
+    own = None if predicate or figureless else _asked_fact(work, doc, ranked)
+    related = [own] if own is not None else figureless[:1] or _related_facts(work, doc, ranked)
     if own is None and related and related[0].source == "disclosure":
         own = related[0]  # a notice speaking of it ("Meets BS 7177" for "fire retardant?") is not "not recorded"
     if own is not None:
@@ -284,6 +292,11 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+def _figure(text: str) -> bool:
+    """True when `text` states a figure: a digit or a number word ("two to four players")."""
+    return bool(re.search(r"\d", text)) or bool(set(re.findall(r"[a-z]+", text.lower())) & number_words())
 
 
 def _notice_line(work: _Work, doc: Document) -> str | None:
