@@ -126,6 +126,7 @@ PRODUCTS = [
         metafields=[
             {"namespace": "custom", "key": "process", "type": "single_line_text_field", "value": "Washed"},
             {"namespace": "custom", "key": "caffeine_level", "type": "single_line_text_field", "value": "High"},
+            {"namespace": "custom", "key": "finish", "type": "single_line_text_field", "value": "long and sweet"},
         ],
     ),
     _product(
@@ -302,3 +303,6 @@ def test_a_fact_stating_no_figure_is_the_nearest_fact_for_a_question_asking_one(
     assert "not recorded" in answer and "High" in answer, answer
     answer = ask_plain(engine, "how much caffeine does it have?", BLEND)
     assert "not recorded" not in answer and "High" in answer, answer
+    # a word of the question's own answers it ("how long?" and "long and sweet")
+    answer = ask_plain(engine, "how long is the finish?", BLEND)
+    assert "not recorded" not in answer and "long and sweet" in answer, answer

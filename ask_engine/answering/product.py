@@ -243,9 +243,13 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "how many milligrams of caffeine are in a cup?" asks for a figure; "Caffeine level: High" states none: it is
     # the nearest recorded fact, not the answer
+    # ("how long is the hair?" and "Hair type: long" answer in the question's own word)
     figureless = (
         facts
-        if facts and not intent.yes_no and asked_measures(intent.text) and not any(_figure(f.value) for f in facts)
+        if facts
+        and not intent.yes_no
+        and asked_measures(intent.text)
+        and not any(_figure(f.value) or content_stems(f.value) & intent.stems for f in facts)
         else []
     )
     if facts and not figureless:
