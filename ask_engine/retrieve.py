@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal
 
+from ask_engine.catalog.verdicts import lowest_price
 from ask_engine.config import Settings
 from ask_engine.language import content_stems, country_codes_in, text_cue
 from ask_engine.towns import town_named
@@ -72,18 +72,7 @@ LISTED_EVIDENCE_MAX = 6
 PRICE_LIST_MAX = 3
 
 
-def lowest_price(doc: Document) -> Decimal | None:
-    """A product's lowest variant price."""
-    prices = []
-    for v in doc.variants:
-        try:
-            prices.append(Decimal(v.price or ""))
-        except InvalidOperation:
-            continue
-    return min(prices) if prices else None
-
-
-def price_ordered(query: str, documents: Iterable[Document]) -> tuple[list[Document], bool] | None:
+def price_ordered(query: str, documents: Collection[Document]) -> tuple[list[Document], bool] | None:
     """For a question asking for the lowest- or highest-priced products ("your cheapest coffee?", "most expensive
     tent"), the products of the kind it names (its words that name products of this shop by title, type or tags;
     every product when none do), lowest price first (highest for "most expensive"), and whether highest first; None
@@ -91,14 +80,16 @@ def price_ordered(query: str, documents: Iterable[Document]) -> tuple[list[Docum
     m = _PRICE_EXTREME.search(query.lower())
     if m is None:
         return None
-    products = [d for d in documents if d.kind == "product" and lowest_price(d) is not None]
+    # each product's lowest price in stock, else its lowest (`catalog.verdicts.lowest_price`, in minor units)
+    prices = {d.id: lowest_price(d.variants, d.currency or "USD") for d in documents if d.kind == "product"}
+    products = [d for d in documents if prices.get(d.id) is not None] if prices else []
     words = {d.id: content_stems(" ".join([d.title, d.product_type or "", *d.tags])) for d in products}
     naming = frozenset().union(*words.values())
     kind = (content_stems(query) - content_stems(m.group(0))) & naming
     if kind:
         products = [d for d in products if kind <= words[d.id]]
     high = m.group("high") is not None
-    return sorted(products, key=lambda d: (-1 if high else 1) * (lowest_price(d) or Decimal(0))), high
+    return sorted(products, key=lambda d: (-1 if high else 1) * (prices[d.id] or 0)), high
 
 
 def with_listed_products(
