@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _named_sizes, _options
-from ask_engine.answering.measures import _AND_UP, _FIGURE, _RANGE, _UP_TO, _base, _number, _unit
+from ask_engine.answering.measures import _AND_UP, _RANGE, _UP_TO, _base, _number, _unit, measures_in
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.language import content_stems
@@ -89,7 +89,7 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
         entries = [e for e in entries if e.label and content_stems(e.label) & intent.stems]
     if not entries:
         return None
-    figures = [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(intent.text)]
+    figures = measures_in(intent.text)
     fitting = [e for e in entries if any(lo <= x <= hi and u == unit for x, unit in figures for lo, hi, u in e.ranges)]
     chosen = fitting or [e for e in entries if e.value in named]
     if not chosen:
