@@ -89,8 +89,8 @@ def _variant_line(variant: Variant, currency: str) -> str:
         if variant.compare_at_price and _greater(variant.compare_at_price, variant.price):
             price += f", reduced from {format_money(variant.compare_at_price, currency)}"
         details.append(price)
-    if variant.available is not None:
-        details.append("in stock" if variant.available else "sold out")
+    if variant.stock_words is not None:
+        details.append(variant.stock_words)
     return f"{name}: {', '.join(details)}." if details else f"{name}."
 
 

@@ -10,7 +10,16 @@ from pathlib import Path
 
 from ask_engine.plaintext import normalize, word_set
 
-__all__ = ["EU_MEMBERS", "country_aliases", "country_codes_in", "country_name", "group_members", "named_by_state_code"]
+__all__ = [
+    "EU_MEMBERS",
+    "country_aliases",
+    "country_codes_in",
+    "country_name",
+    "group_members",
+    "named_by_state_code",
+    "region_named",
+    "subdivisions",
+]
 
 # Country names ISO's short names do not cover, and demonyms ("Canadian orders"): data, in lexicon/places.json.
 _PLACES = json.loads((Path(__file__).with_name("lexicon") / "places.json").read_text(encoding="utf-8"))
@@ -143,7 +152,7 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             if any(s <= m.start() < e for s, e in spans):
                 continue
             token = m.group(1)
-            if token in _CODE_WORDS and not (query and token in _QUERY_CODE_OK):
+            if token in _CODE_WORDS and not (query and token in _QUERY_CODE_OK) and not _us_in_prose(norm, m):
                 continue
             if token == "EU":
                 continue  # a group, handled by group_members
@@ -153,6 +162,20 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             if code:
                 found.append((m.start(), code))
     return tuple(dict.fromkeys(code for _, code in sorted(found)))
+
+
+_NEIGHBOUR = re.compile(r"[^\W\d_]+")
+
+
+def _us_in_prose(text: str, m: re.Match[str]) -> bool:
+    """ "US" in mixed-case merchant prose ("US shipping rates", "the contiguous US") is the country; in capitals
+    ("CONTACT US") it is the pronoun. It counts when a word beside it is not in capitals."""
+    if m.group(1) != "US":
+        return False
+    before = _NEIGHBOUR.findall(text[max(0, m.start() - 40) : m.start()])[-1:]
+    after = _NEIGHBOUR.findall(text[m.end() : m.end() + 40])[:1]
+    beside = before + after
+    return bool(beside) and not any(w.isupper() for w in beside)
 
 
 def named_by_state_code(query: str, code: str) -> bool:
@@ -215,3 +238,33 @@ def _group_members(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     if _WORLDWIDE.search(norm):
         out["worldwide"] = frozenset(_country_table()[1])
     return tuple(out.items())
+
+
+@lru_cache(maxsize=1)
+def subdivisions() -> dict[str, tuple[str, str]]:
+    """Lower-case state/province name → (country code, display name), for names unique worldwide and of the kinds a
+    delivery zone names (states, provinces, territories)."""
+    import pycountry  # loaded on first use, only for shipping questions
+
+    seen: dict[str, tuple[str, str]] = {}
+    clashes: set[str] = set()
+    for sub in pycountry.subdivisions:
+        if sub.type not in {"State", "Province", "Territory", "Outlying area", "District", "Region"}:
+            continue
+        name = sub.name.lower()
+        if name in seen and seen[name][0] != sub.country_code:
+            clashes.add(name)
+        seen[name] = (sub.country_code, sub.name)
+    return {k: v for k, v in seen.items() if k not in clashes and len(k) > 3}
+
+
+def region_named(text: str) -> tuple[str, str] | None:
+    """(country code, name) of a state or province the question names ("Do you ship to Alaska?")."""
+    words = re.findall(r"[a-z][a-z.'-]*", text.lower())
+    table = subdivisions()
+    for size in (3, 2, 1):
+        for i in range(len(words) - size + 1):
+            hit = table.get(" ".join(words[i : i + size]))
+            if hit is not None:
+                return hit
+    return None

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members
+from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members, region_named
 from ask_engine.plaintext import fold, normalize, word_set
 
 __all__ = [
@@ -402,6 +402,8 @@ def parse_query(query: str) -> Intent:
     colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS)
     countries = country_codes_in(text, query=True)
     permission = _PERMISSION_RE.match(lower)
+    # "how long does it take to get to Norway / to Texas?"
+    to_place = not shipping and bool(_SHIPPING_TO_RE.search(lower) and (countries or region_named(text)))
     return Intent(
         text=text,
         lower=lower,
@@ -414,8 +416,8 @@ def parse_query(query: str) -> Intent:
         options=bool(_OPTIONS_RE.search(lower)) or bool(colours and yes_no),
         colours=colours,
         numbers=numbers,
-        shipping=shipping or bool(countries and _SHIPPING_TO_RE.search(lower)),
-        shipping_place=(shipping or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
+        shipping=shipping or to_place,
+        shipping_place=(shipping or to_place or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
         policy=bool(_POLICY_RE.search(lower)) or service,
         catalogue=bool(_CATALOGUE_RE.search(lower)),
         comparison=bool(_COMPARISON_RE.search(lower)),

@@ -90,6 +90,9 @@ class Disclosure:
         return cls(**d)
 
 
+BACKORDER_WORDS = "out of stock, but can still be ordered"
+
+
 @dataclass(frozen=True)
 class Variant:
     gid: str  # gid://<ns>/ProductVariant/<id> (Shopify GIDs kept as they are)
@@ -99,6 +102,22 @@ class Variant:
     compare_at_price: str | None = None
     available: bool | None = None  # None: not recorded
     options: tuple[tuple[str, str], ...] = ()  # (("Colour", "Black"), ("Size", "42"))
+    # none in stock, but the shop keeps selling it (Shopify's inventory policy "continue"): available, not in stock
+    backorder: bool = False
+
+    @property
+    def status(self) -> str | None:
+        """UCP's availability status: "in_stock", "backorder" or "out_of_stock"; None when not recorded."""
+        if self.available is None:
+            return None
+        if not self.available:
+            return "out_of_stock"
+        return "backorder" if self.backorder else "in_stock"
+
+    @property
+    def stock_words(self) -> str | None:
+        """The variant's stock in words: "in stock", "sold out", or "out of stock, but can still be ordered"."""
+        return {"in_stock": "in stock", "out_of_stock": "sold out", "backorder": BACKORDER_WORDS}.get(self.status or "")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Variant:

@@ -15,7 +15,7 @@ from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
 from ask_engine.language import Intent, content_stems, join_and, lexicon_section, stem, text_cue, word_list
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
-from ask_engine.types import Document, Gap, Sentence, Task, Variant
+from ask_engine.types import BACKORDER_WORDS, Document, Gap, Sentence, Task, Variant
 
 
 def _commerce(work: _Work, doc: Document) -> _Answer:
@@ -72,11 +72,17 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             _stock_sentences(answer, doc, list(doc.variants), cites)
     if chosen and not intent.stock and not intent.price and not missing and intent.yes_no and not named:
         named_values = [v for vals in chosen.values() for v in vals]
+        # "do you have it in white, size S?" when that one is sold out: it comes in them, but is not had
+        had = not variants or any(v.available is not False for v in variants)
+        yes = "Yes, the" if had else "The"
         answer.claim(
-            f"Yes, the {title} comes in {join_and(named_values)}",
+            f"{yes} {title} comes in {join_and(named_values)}",
             cites,
-            markdown=f"Yes, the **{title}** comes in {join_and(named_values)}",
+            markdown=f"{yes} **{title}** comes in {join_and(named_values)}",
         )
+        if variants and not any(v.status in ("in_stock", None) for v in variants):
+            # "do you have it in white, size S?": none of them in stock is said
+            _stock_sentences(answer, doc, variants, cites)
     wants_list = intent.options and not chosen and not missing
     if wants_list:
         listed_options = _named_options(intent, options)
@@ -385,16 +391,16 @@ def _stock_sentences(answer: _Answer, doc: Document, variants: list[Variant], ci
     availability summary."""
     title = doc.title
     single = len(doc.variants) == 1 and not doc.variants[0].options
-    available = [v.title for v in variants if v.available is True]
+    available = [v.title for v in variants if v.status == "in_stock"]
+    ordered = [v.title for v in variants if v.status == "backorder"]
     sold = [v.title for v in variants if v.available is False]
     unknown = [v.title for v in variants if v.available is None]
     if single:
-        v = variants[0]
-        if v.available is not None:
-            status = "in stock" if v.available else "sold out"
-            answer.claim(f"The {title} is {status}", cites, markdown=f"The **{title}** is {status}")
+        words = variants[0].stock_words
+        if words is not None:
+            answer.claim(f"The {title} is {words}", cites, markdown=f"The **{title}** is {words}")
         return
-    if len(available) > 3 or len(sold) > 3:
+    if len(available) > 3 or len(sold) > 3 or len(ordered) > 3:
         summary = doc.fact("availability")
         if summary is not None:
             answer.claim(
@@ -406,10 +412,13 @@ def _stock_sentences(answer: _Answer, doc: Document, variants: list[Variant], ci
     if available:
         names = available[:3]
         answer.claim(f"{join_and(names)} {'is' if len(names) == 1 else 'are'} in stock", cites)
+    if ordered:
+        names = ordered[:3]
+        answer.claim(f"{join_and(names)} {'is' if len(names) == 1 else 'are'} {BACKORDER_WORDS}", cites)
     if sold:
         names = sold[:3]
         answer.claim(f"{join_and(names)} {'is' if len(names) == 1 else 'are'} sold out", cites)
-    if unknown and not available and not sold:
+    if unknown and not available and not sold and not ordered:
         answer.meta(phrase("not_recorded", subject=f"the {title}", predicate=f"whether the {title} is in stock"))
         answer.not_recorded = True
         answer.gaps.append(Gap(field="stock", key="availability", doc_id=doc.id))

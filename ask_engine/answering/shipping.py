@@ -5,13 +5,14 @@ product in view, else "not listed" with where the shop does ship.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
 from ask_engine.answering.sentences import _DURATION, _NEGATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.countries import named_by_state_code
+from ask_engine.countries import named_by_state_code, region_named, subdivisions
 from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
 from ask_engine.phrases import phrase
 from ask_engine.retrieve import COST_RE
@@ -42,7 +43,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     task, intent = work.task, work.intent
     if not intent.shipping_place or not intent.shipping:
         return None
-    region = _region_named(intent.text)
+    region = region_named(intent.text)
     units = [
         u for u in _units(task) if u.evidence.passage.kind != "product" or (u.doc is not None and u.doc in targets)
     ]
@@ -71,6 +72,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     if code is None:
         return None
     place_name = region[1].lower() if region is not None and region[0] == code else None
+    # "Central (ND, SD, NE, KS, OK, TX, …): 3–5 business days" names Texas by its code among its neighbours'
+    listing = _code_lister(code, region[1]) if region is not None and region[0] == code else None
     # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada"); for
     # a town, a line listing other postcode areas than its own is about somewhere else
     levels = {id(u): _town_level(town, u.text) for u in shipping_units} if town is not None else {}
@@ -82,6 +85,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             levels.get(id(u), 0) > 0
             or code in country_codes_in(u.text)
             or (place_name is not None and place_name in u.text.lower())
+            or (listing is not None and listing(u.text))
             or code in country_codes_in(u.context)
         )
     ]
@@ -107,7 +111,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         place = place_name or _place_phrase(intent.text, code)
         for u in pool:
             u.score += 0.15 if u in direct else 0.0
-            u.score += 0.1 if place and place in u.text.lower() else 0.0  # "Northern Ireland", not just "UK"
+            # "Northern Ireland", not just "UK"; Texas's own line ("… OK, TX, MN …"), not just the US rates
+            u.score += 0.1 if place and (place in u.text.lower() or (listing is not None and listing(u.text))) else 0.0
             u.score += 0.1 * levels.get(id(u), 0)  # the town's own postcode area before its nation
             # "how long?" / "how much?" is answered by the sentence with the duration or the price in it
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
@@ -116,10 +121,14 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
         closest = max(levels.values(), default=0)
         standing = {id(u): closest if u in restricted else levels.get(id(u), 0) for u in pool}
+        # a state's own line ("Alaska, Hawaii …: $14.95 flat") before the country's rates
+        if place_name is not None and town is None:
+            for u in pool:
+                standing[id(u)] += 1 if _names_place(u.text, place_name, listing) else 0
         pool.sort(key=lambda u: (-standing[id(u)], -u.score))  # the town's own zone first
         chosen = [pool[0]]
         for u in pool[1:]:
-            if place and place in pool[0].text.lower() and place not in u.text.lower():
+            if place and _names_place(pool[0].text, place, listing) and not _names_place(u.text, place, listing):
                 continue  # the sentence about Alaska answers for Alaska; the mainland rate would mislead
             if standing[id(u)] < standing[id(pool[0])]:
                 continue  # Brighton's zone (BN) answers for Brighton; the rest of England's would mislead
@@ -164,8 +173,12 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         return None  # named in a part of the policy the evidence does not hold: general selection answers
     if not country_codes_in(policy_text) and not group_members(policy_text):
         return None  # the policy names no places at all, so "not listed" would mean nothing
-    if town is not None and town.country == home_country(task.shop_currency):
-        return None  # a home town the policy does not name ("the 48 contiguous states" for Denver): not "not listed"
+    if (town is not None and town.country == home_country(task.shop_currency)) or (
+        region is not None and region[0] == home_country(task.shop_currency)
+    ):
+        # a home town or state the policy does not name ("the 48 contiguous states" for Denver or Texas): not "not
+        # listed"
+        return None
     answer = _Answer()
     if town is not None:
         answer.meta(_town_phrase(town, [], []))
@@ -264,34 +277,32 @@ def _place_phrase(text: str, code: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _subdivisions() -> dict[str, tuple[str, str]]:
-    """Lower-case state/province name → (country code, display name), for names unique worldwide and of the kinds a
-    delivery zone names (states, provinces, territories)."""
-    import pycountry  # loaded on first use, only for shipping questions
-
-    seen: dict[str, tuple[str, str]] = {}
-    clashes: set[str] = set()
-    for sub in pycountry.subdivisions:
-        if sub.type not in {"State", "Province", "Territory", "Outlying area", "District", "Region"}:
-            continue
-        name = sub.name.lower()
-        if name in seen and seen[name][0] != sub.country_code:
-            clashes.add(name)
-        seen[name] = (sub.country_code, sub.name)
-    return {k: v for k, v in seen.items() if k not in clashes and len(k) > 3}
+def _names_place(text: str, place: str, listing: Callable[[str], bool] | None) -> bool:
+    return place in text.lower() or (listing is not None and listing(text))
 
 
-def _region_named(text: str) -> tuple[str, str] | None:
-    """(country code, name) of a state or province the question names ("Do you ship to Alaska?")."""
-    words = re.findall(r"[a-z][a-z.'-]*", text.lower())
-    table = _subdivisions()
-    for size in (3, 2, 1):
-        for i in range(len(words) - size + 1):
-            hit = table.get(" ".join(words[i : i + size]))
-            if hit is not None:
-                return hit
-    return None
+@lru_cache(maxsize=64)
+def _region_codes(country: str) -> dict[str, str]:
+    """Display name of each state or province of `country` → its short code ("Texas" → "TX")."""
+    import pycountry
+
+    return {str(s.name): str(s.code).split("-", 1)[1] for s in pycountry.subdivisions.get(country_code=country) or ()}
+
+
+def _code_lister(country: str, name: str) -> Callable[[str], bool] | None:
+    """A test for text that lists the state or province `name` by its short code among others of `country`'s
+    ("Central (ND, SD, NE, KS, OK, TX, MN)" lists Texas; "TX" alone, or "OK" in a sentence, lists nothing)."""
+    codes = _region_codes(country)
+    own = codes.get(name)
+    if own is None or not own.isalpha():
+        return None
+    others = {c for c in codes.values() if c != own and c.isalpha()}
+
+    def lists(text: str) -> bool:
+        found = set(re.findall(r"(?<![\w-])([A-Z]{2,3})(?![\w-])", text))
+        return own in found and len(found & others) >= 2
+
+    return lists
 
 
 def _region_name(country: str, region: str) -> str | None:
@@ -301,7 +312,7 @@ def _region_name(country: str, region: str) -> str | None:
     sub = pycountry.subdivisions.get(code=f"{country}-{region.strip().upper()}")
     if sub is not None:
         return str(sub.name)
-    hit = _subdivisions().get(region.strip().lower())
+    hit = subdivisions().get(region.strip().lower())
     return hit[1] if hit is not None and hit[0] == country else None
 
 

@@ -123,7 +123,7 @@ def variant_json(
     if listed is not None and listed["amount"] > price["amount"]:
         out["list_price"] = listed
     if variant.available is not None:
-        out["availability"] = {"available": variant.available}
+        out["availability"] = {"available": variant.available, "status": variant.status}
     options = [{"name": n, "label": v} for n, v in variant.options if v and v != "Default Title"]
     if options:
         out["options"] = options

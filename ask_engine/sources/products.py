@@ -16,6 +16,7 @@ from ask_engine.markup import readable_text
 from ask_engine.sources.files import _Reader
 from ask_engine.sources.ids import _dedupe, _gid, _numeric_tail, slugify
 from ask_engine.sources.markup import _text_lines, html_to_text
+from ask_engine.sources.stock import _availability, _availability_fact, _backorder
 from ask_engine.sources.values import (
     _BadValueError,
     _compact,
@@ -53,6 +54,7 @@ class _RawVariant:
     compare_at_price: str | None
     available: bool | None
     options: tuple[tuple[str, str], ...]
+    backorder: bool = False
 
 
 @dataclass
@@ -81,25 +83,6 @@ def _price(reader: _Reader, *names: str) -> str | None:
     if _decimal(value) is None:
         raise SourceError(reader.file, reader.path(name), f"not a price: {value!r}")
     return value.strip() if isinstance(value, str) else f"{Decimal(str(value)):.2f}"
-
-
-def _availability(reader: _Reader) -> bool | None:
-    for name in ("available", "availableForSale", "available_for_sale"):
-        value = reader.data.get(name)
-        if isinstance(value, bool):
-            return value
-    tracked = reader.data.get("inventory_management", ...)
-    item = reader.data.get("inventoryItem")
-    if tracked is None or (isinstance(item, dict) and item.get("tracked") is False):
-        return True  # inventory not tracked: Shopify always sells it
-    _, qty = reader.first("inventory_quantity", "inventoryQuantity")
-    if qty is None:
-        return None
-    number = _decimal(qty)
-    if number is None:
-        raise SourceError(reader.file, reader.path("inventory_quantity"), f"not a number: {qty!r}")
-    _, policy = reader.first("inventory_policy", "inventoryPolicy")
-    return number > 0 or str(policy or "").lower() == "continue"
 
 
 def _tags(reader: _Reader) -> list[str]:
@@ -247,6 +230,7 @@ def _json_variant(
         compare_at_price=_price(reader, "compare_at_price", "compareAtPrice", "compareAtPriceV2"),
         available=_availability(reader),
         options=tuple(options),
+        backorder=_backorder(reader),
     )
 
 
@@ -403,11 +387,13 @@ def _csv_variant(file: str, line: int, get: dict[str, str], product: _RawProduct
         if get.get(column) and _decimal(get[column]) is None:
             raise SourceError(file, f"row {line}, column {column}", f"not a number: {get[column]!r}")
     available: bool | None = None
+    backorder = False
     if "Variant Inventory Tracker" in get and not get["Variant Inventory Tracker"]:
         available = True  # not tracked: always for sale
     elif get.get("Variant Inventory Qty"):
         qty = _decimal(get["Variant Inventory Qty"]) or Decimal(0)
-        available = qty > 0 or get.get("Variant Inventory Policy", "").lower() == "continue"
+        backorder = qty <= 0 and get.get("Variant Inventory Policy", "").lower() == "continue"
+        available = qty > 0 or backorder
     sku = get.get("Variant SKU") or None
     n = len(product.variants) + 1
     return _RawVariant(
@@ -419,6 +405,7 @@ def _csv_variant(file: str, line: int, get: dict[str, str], product: _RawProduct
         compare_at_price=get.get("Variant Compare At Price") or None,
         available=available,
         options=tuple(options),
+        backorder=backorder,
     )
 
 
@@ -469,6 +456,7 @@ def _product_document(file: str, raw: _RawProduct, shop: ShopInfo) -> Document:
             compare_at_price=v.compare_at_price,
             available=v.available,
             options=v.options,
+            backorder=v.backorder,
         )
         for v in raw.variants
     )
@@ -581,18 +569,3 @@ def _sale_groups(
 
 def _option_at(variant: _RawVariant, position: int) -> str | None:
     return variant.options[position][1] if position < len(variant.options) else None
-
-
-def _availability_fact(variants: Sequence[_RawVariant]) -> Fact | None:
-    known = [v for v in variants if v.available is not None]
-    if not known:
-        return None
-    sold_out = [v.title for v in known if not v.available]
-    if not sold_out:
-        value = "in stock"
-    elif len(sold_out) == len(known):
-        value = "sold out"
-    else:
-        names = _join_and(sold_out) if len(sold_out) <= 20 else f"{len(sold_out)} variants"
-        value = f"in stock, except {names} (sold out)"
-    return Fact("availability", "Availability", value, "field")
