@@ -70,6 +70,12 @@ def test_country_names_read_in_a_sentence() -> None:
         ("Does it contain nuts?", ("ingredients", "allergens")),  # in the order the question says them
         ("Is it warm enough for winter camping?", ("warmth",)),
         ("How long does it burn?", ()),  # no lexicon word: matched against the shop's own fact labels
+        # "nuts" in an idiom or hardware asks about no allergen (a blind probe shop: "will it tip over when my cat
+        # goes nuts on it?" was answered "The shop has not recorded the allergens …")
+        ("Will it tip over when my cat goes nuts on it?", ()),
+        ("Are the wheel nuts included?", ("contents",)),
+        ("Does it come with nuts and bolts?", ("contents",)),
+        ("Any tree nuts in it?", ("allergens",)),
     ],
 )
 def test_lexicon_reads_the_attribute_asked(query: str, concepts: tuple[str, ...]) -> None:

@@ -12,7 +12,16 @@ from ask_engine.answering.measures import measure, measures_in
 from ask_engine.answering.query import _head, _product_words
 from ask_engine.answering.units import usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
-from ask_engine.language import Intent, content_stems, join_and, lexicon_section, stem, text_cue, word_list
+from ask_engine.language import (
+    Intent,
+    content_stems,
+    join_and,
+    lexicon_section,
+    stem,
+    text_cue,
+    word_list,
+    word_stems,
+)
 from ask_engine.phrases import phrase
 from ask_engine.sources import format_money
 from ask_engine.types import BACKORDER_WORDS, Document, Gap, Sentence, Task, Variant
@@ -70,7 +79,15 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             _fact_sentence(answer, work, doc, availability, lead=False)
         elif doc.variants:
             _stock_sentences(answer, doc, list(doc.variants), cites)
-    if chosen and not intent.stock and not intent.price and not missing and intent.yes_no and not named:
+    if (
+        chosen
+        and not intent.stock
+        and not intent.price
+        and not missing
+        and intent.yes_no
+        and not named
+        and _asks_only_having(intent, doc, chosen)
+    ):
         named_values = [v for vals in chosen.values() for v in vals]
         # "do you have it in white, size S?" when that one is sold out: it comes in them, but is not had
         had = not variants or any(v.available is not False for v in variants)
@@ -125,6 +142,18 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             answer.gaps.append(option_gap(asked_word, doc))
     answer.sentences = _dedupe_sentences(answer.sentences)
     return answer
+
+
+def _asks_only_having(intent: Intent, doc: Document, chosen: dict[str, list[str]]) -> bool:
+    """The question asks only whether the product comes in the option values it names ("do you have it in clay, size
+    S?"), not something about that variant ("will the 12-speed one work with SRAM AXS?"): no content word of it is
+    left beside the product's name, the options and the lexicon's `having_words`."""
+    values = [v for vs in chosen.values() for v in vs]
+    # a size named by its word ("small" for S) is named too
+    spoken = [w for v in values for w in _size_words().get(v.casefold(), ())]
+    named = " ".join([*chosen, *values, *spoken])
+    left = intent.stems - _product_words(doc) - content_stems(named) - word_stems("having_words")
+    return not left
 
 
 def _asks_unrecorded_colour(intent: Intent, doc: Document, options: list[tuple[str, tuple[str, ...]]]) -> bool:
@@ -269,7 +298,9 @@ def _match_options(
                     re.search(rf"(?<![\w'])({re.escape(value)})(?![\w'])", intent.text)
                 )
             else:
-                hit = bool(re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", text))
+                # "11 speed" names "11-speed", and "t-shirt" "T Shirt": a hyphen and a space join words alike
+                joined = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", low) if w)
+                hit = bool(joined) and bool(re.search(rf"(?<![\w-]){joined}(?![\w-])", text))
             if not hit and _is_colour_option(name):
                 hit = any(c in low.split() for c in intent.colours)
             if not hit and _is_size_option(name):

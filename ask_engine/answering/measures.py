@@ -8,18 +8,27 @@ import re
 __all__ = ["measure", "measures_in"]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
-_UNIT = r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l)(?![a-z])"
+_UNIT = (
+    r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l|months?|mos?|weeks?|wks?|years?|yrs?)"
+    r"(?![a-z])"
+)
 _RANGE = re.compile(_NUMBER + r"\s*(?:-|–|to)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
-_UP_TO = re.compile(r"\b(?:up to|under|below|less than|max(?:imum)?\.?)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
+# "up to 25 kg", and a table's "Suits pets up to: 25 kg" (its header and cell joined)
+_UP_TO = re.compile(r"\b(?:up to|under|below|less than|max(?:imum)?\.?)\s*:?\s*" + _NUMBER + _UNIT, re.IGNORECASE)
 _AND_UP = re.compile(_NUMBER + _UNIT + r"\s*(?:\+|and (?:up|over|above)|or (?:more|over|above))", re.IGNORECASE)
+_OVER = re.compile(r"\b(?:over|above|more than)\s*:?\s*" + _NUMBER + _UNIT, re.IGNORECASE)
 _FIGURE = re.compile(_NUMBER + _UNIT, re.IGNORECASE)
 _UNIT_NAMES = {"inch": "in", "inches": "in", '"': "in", "”": "in", "kgs": "kg", "kilo": "kg", "kilos": "kg"}
 _UNIT_NAMES |= {"lbs": "lb", "pound": "lb", "pounds": "lb"}
+# an age or a period ("a 3 month old kitten", "2–4 months"), in months
+_UNIT_NAMES |= {"months": "month", "mo": "month", "mos": "month", "weeks": "week", "wk": "week", "wks": "week"}
+_UNIT_NAMES |= {"years": "year", "yr": "year", "yrs": "year"}
 
 
 # each unit as a multiple of its kind's base unit (cm, kg, ml), so "30 lb" is read against "9-20 kg"
 _SCALE = {"mm": ("cm", 0.1), "m": ("cm", 100.0), "in": ("cm", 2.54), "ft": ("cm", 30.48), "g": ("kg", 0.001)}
 _SCALE |= {"lb": ("kg", 0.45359237), "oz": ("kg", 0.028349523), "l": ("ml", 1000.0)}
+_SCALE |= {"week": ("month", 7 / 30.4375), "year": ("month", 12.0)}
 
 
 def _unit(text: str) -> str:

@@ -40,7 +40,7 @@ from ask_engine.answering.query import (
     _title_stems,
 )
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
-from ask_engine.answering.sizing import _size_guide
+from ask_engine.answering.sizing import _size_guide, _table_row, _variant_row
 from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
@@ -98,9 +98,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
         intent = work.intent = replace(intent, options=True)
-    guide = _size_guide(work, doc)
+    guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc)
     if guide is not None:
-        return guide  # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes
+        # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes; "my dog is 32 kg, how much a
+        # day?": the feeding table's row for 32 kg
+        return guide
     answer = _Answer()
     answer.use(doc.id)
     commerce = intent.price or intent.stock or intent.options or bool(intent.colours) or _asks_sku(intent)

@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _named_sizes, _options
-from ask_engine.answering.measures import _AND_UP, _RANGE, _UP_TO, _base, _number, _unit, measures_in
+from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
+from ask_engine.answering.measures import _AND_UP, _OVER, _RANGE, _UP_TO, _base, _number, _unit, measures_in
+from ask_engine.answering.query import _title_stems
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.language import content_stems
 from ask_engine.types import Document
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
+_T = TypeVar("_T")
+# a table's row as the shop's description gives it: "Dog's weight: 30–40 kg, Grams per day: 380–470 g."
+_ROW = re.compile(r"^[^:,;]{1,40}:\s*[^:;]+?(?:,\s*[^:,;]{1,40}:\s*[^:;]+?)+\.?$")
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,7 @@ def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
     found = [(m.group(1), m.group(2), m.group(3)) for m in _RANGE.finditer(text)]
     found += [("0", m.group(1), m.group(2)) for m in _UP_TO.finditer(text)]
     found += [(m.group(1), "inf", m.group(2)) for m in _AND_UP.finditer(text)]
+    found += [(m.group(1), "inf", m.group(2)) for m in _OVER.finditer(text)]
     out = []
     for low, high, unit in found:
         lo, base = _base(_number(low), _unit(unit))
@@ -70,6 +77,36 @@ def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
     return out
 
 
+_CELL = re.compile(r"([^:,;]{1,40}):\s*([^,;]+)")
+
+
+def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float, str], ...]:
+    """The ranges of the cells of a table row whose heading the question names: for "a 60 cm chest", "Chest girth:
+    56–72 cm" and not "Neck girth: 46–62 cm"; () when it names none, or `text` is no row of cells ("Sizes: S for dogs
+    under 10 kg, M for 10–25 kg" is one sentence)."""
+    cells = _CELL.findall(text)
+    if len(cells) < 2:
+        return ()
+    return tuple(r for label, value in cells if content_stems(label) & stems for r in _ranges(value))
+
+
+def _held(
+    ranges: Sequence[tuple[float, float, str]], figures: Sequence[tuple[float, str]]
+) -> tuple[float, float] | None:
+    """The narrowest of `ranges` that holds one of `figures` (in the same base unit), or None."""
+    holding = [(lo, hi) for x, unit in figures for lo, hi, u in ranges if u == unit and lo <= x <= hi]
+    return min(holding, key=lambda r: r[1] - r[0]) if holding else None
+
+
+def _tightest(items: Sequence[_T], held: Callable[[_T], tuple[float, float] | None]) -> list[_T]:
+    """The items with a range holding the figure, less any whose range holds another's whole: for a 20 kg dog
+    "up to 25 kg" and not also "up to 38 kg"; for a 71 cm chest both "56–72 cm" and "70–90 cm"."""
+    ranges = [(item, r) for item in items if (r := held(item)) is not None]
+    return [
+        item for item, (lo, hi) in ranges if not any((lo, hi) != (a, b) and lo <= a and b <= hi for _, (a, b) in ranges)
+    ]
+
+
 def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     """The size guide's entries for the measurement or the size the question gives, or None."""
     intent = work.intent
@@ -90,7 +127,7 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     if not entries:
         return None
     figures = measures_in(intent.text)
-    fitting = [e for e in entries if any(lo <= x <= hi and u == unit for x, unit in figures for lo, hi, u in e.ranges)]
+    fitting = _tightest(entries, lambda e: _held(_asked_ranges(e.text, intent.stems) or e.ranges, figures))
     chosen = fitting or [e for e in entries if e.value in named]
     if not chosen:
         return None
@@ -104,6 +141,80 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
             f"{doc.title} — {_plain(entry.text)}",
             _cites_for(work.task, doc, entry.text),
             markdown=f"**{doc.title}** — {entry.text}",
+            doc=doc.id,
+        )
+    return answer
+
+
+def _table_row(work: _Work, doc: Document) -> _Answer | None:
+    """ "My lab is 32 kg, how much of this a day?": the rows of the product's own table with a range holding the
+    figure the question gives ("Dog's weight: 30–40 kg, Grams per day: 380–470 g"), the narrowest first; with no such
+    row, its description's sentences stating a bound that holds it ("my dog is only 4 kg, can she have these?" and
+    "Not suitable for dogs under 5 kg"). None when the question gives no figure, or nothing or too much holds it. A
+    figure naming one of the product's variants ("the 7 kg bag") picks the variant, not a row."""
+    intent = work.intent
+    if intent.price or intent.stock:
+        return None
+    own = {m for v in doc.variants for m in measures_in(v.title)}
+    figures = [f for f in measures_in(intent.text) if f not in own]
+    if not figures:
+        return None
+    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
+    rows = [u for u in units if _ROW.match(u.text.strip())]
+    sentences = [u for u in units if u not in rows]
+    for candidates in (rows, sentences):
+        fitting = _tightest(
+            candidates, lambda u: _held(_asked_ranges(u.text, intent.stems) or _ranges(u.text), figures)
+        )
+        if fitting:
+            break
+    if not fitting or len(fitting) > 2:
+        return None
+    answer = _Answer()
+    answer.use(doc.id)
+    for unit in fitting:
+        text = unit.text.strip()
+        if unit in rows:
+            text = text.rstrip(". ") + "."
+            answer.claim(
+                f"{doc.title} — {_plain(text)}",
+                _cites_for(work.task, doc, text),
+                markdown=f"**{doc.title}** — {text}",
+                doc=doc.id,
+            )
+        else:
+            answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+    return answer
+
+
+def _variant_row(work: _Work, doc: Document) -> _Answer | None:
+    """ "How many links does the 11-speed chain have?": the row of the product's own table for the variant the
+    question names (its first cell is one of the option values named: "Speed: 11-speed, Links: 118, …"), when the
+    question also names another of the row's headings; None otherwise."""
+    intent = work.intent
+    if intent.price or intent.stock:
+        return None
+    chosen, _ = _match_options(intent, _options(doc))
+    named = {v.casefold() for values in chosen.values() for v in values}
+    if len(named) != 1:
+        return None
+    rows = []
+    for unit in product_units(doc, untrusted=_is_untrusted):
+        cells = _CELL.findall(unit.text) if unit.kind == "description" and _ROW.match(unit.text.strip()) else []
+        if cells and cells[0][1].strip().rstrip(".").casefold() in named:
+            headings = content_stems(" ".join(label for label, _ in cells[1:]))
+            if headings & (intent.stems - _title_stems(doc) - content_stems(" ".join(named))):
+                rows.append(unit)
+    if not rows or len(rows) > 2:
+        return None
+    answer = _Answer()
+    answer.use(doc.id)
+    for row in rows:
+        text = row.text.strip().rstrip(". ") + "."
+        answer.claim(
+            f"{doc.title} — {_plain(text)}",
+            _cites_for(work.task, doc, text),
+            markdown=f"**{doc.title}** — {text}",
             doc=doc.id,
         )
     return answer
