@@ -125,6 +125,7 @@ Ground shipping is $8.50, free on orders over $60. Orders leave our Missouri bar
 ## Transit times by region
 West (WA, OR, CA, NV, AZ): 2-4 business days.
 South Central (TX, OK, AR, KS): 3-5 business days.
+Express (2-day) is $19.00 to every state except Alaska and Hawaii.
 Northeast (NY, NJ, PA, MA, CT): 4-6 business days.
 Alaska and Hawaii: $24.00 flat, 8-12 business days.
 ## International
@@ -226,3 +227,10 @@ def test_a_states_own_line_comes_before_the_countrys_rates(engine: Engine) -> No
     answer = ask_plain(engine, "what does it cost to ship to Hawaii?")
     assert "$24.00" in answer, answer
     assert answer.index("$24.00") < (answer.index("$8.50") if "$8.50" in answer else len(answer)), answer
+
+
+def test_express_alone_asks_about_delivery(engine: Engine) -> None:
+    assert parse_query("I'm in Darwin – can I pay for express?").shipping
+    assert not parse_query("do you have express checkout?").shipping
+    answer = ask_plain(engine, "I'm in Tulsa, can I pay for express?")
+    assert "Tulsa is in Oklahoma" in answer and "South Central" in answer, answer

@@ -5,12 +5,12 @@ price/stock/options from `commerce` and comparisons from `catalogue`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
 
-from ask_engine.answering.addressing import asked_measures, number_words
+from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
 from ask_engine.answering.facts import (
@@ -246,19 +246,23 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # "how many milligrams of caffeine are in a cup?" asks for a figure; "Caffeine level: High" states none: it is
     # the nearest recorded fact, not the answer
     # ("how long is the hair?" and "Hair type: long" answer in the question's own word)
+    kinds = asked_measures(intent.text)
     figureless = (
         facts
         if facts
         and not intent.yes_no
-        and asked_measures(intent.text)
+        and kinds
         and not any(_figure(f.value) or content_stems(f.value) & intent.stems for f in facts)
         else []
     )
+    # "is there a weight limit?" asks for a strength; "Weight: 6.2 kg" states a figure of another kind: it too is
+    # the nearest recorded fact, not the answer
+    figureless = figureless or (facts if facts and kinds and all(_other_kind(f.value, kinds) for f in facts) else [])
     if facts and not figureless:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
         return answer
-    chosen = [u for u in chosen if not figureless or _figure(u.value)]
+    chosen = [u for u in chosen if not figureless or (_figure(u.value) and not _other_kind(u.value, kinds))]
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
@@ -298,6 +302,15 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+def _other_kind(text: str, asked: Sequence[Measure]) -> bool:
+    """`text` states a figure of some kind of measure (lexicon `measures`: "6.2 kg" a weight), and of none of the
+    kinds `asked`."""
+    if not asked or any(m.states.search(text) for m in asked):
+        return False
+    names = {m.name for m in asked} | {"count", "percentage", "place"}
+    return any(m.states.search(text) for m in measures() if m.name not in names)
 
 
 def _figure(text: str) -> bool:

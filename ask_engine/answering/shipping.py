@@ -77,6 +77,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada"); for
     # a town, a line listing other postcode areas than its own is about somewhere else
     levels = {id(u): _town_level(town, u.text) for u in shipping_units} if town is not None else {}
+    if listing is not None:  # Tulsa's state by its code among its neighbours' ("South Central (TX, OK, AR, KS)")
+        levels.update({id(u): 1 for u in shipping_units if levels.get(id(u)) == 0 and listing(u.text)})
     direct = [
         u
         for u in shipping_units
