@@ -388,6 +388,8 @@ def test_products_without_ids_get_handle_based_gids(tmp_path: Path) -> None:
         ("multi_line_text_field", "Line one\nLine two", "Line one; Line two"),
         ("number_decimal", "2.50", "2.50"),
         (None, "TRUE", "yes"),
+        # a CSV export's rating cell has no type; its shape says what it is (a blind board-game shop's "Product rating")
+        (None, '{"scale_min": "1.0", "scale_max": "5.0", "value": "4.6"}', "4.6 out of 5"),
     ],
 )
 def test_metafield_values_are_humanised_by_type(tmp_path: Path, mtype: str | None, value: Any, expected: str) -> None:
@@ -407,6 +409,14 @@ def test_reference_metafields_are_left_out(tmp_path: Path) -> None:
         "type": "list.product_reference",
     }
     (doc,) = shop(tmp_path, {"products.json": json.dumps([storefront_product(metafields=[field])])})
+    assert "related" not in facts(doc)
+    # untyped, as a CSV export's "Complementary products" column gives it: a list of GIDs is still references
+    field = {
+        "namespace": "discovery",
+        "key": "related",
+        "value": '["gid://shopify/Product/1","gid://shopify/Product/2"]',
+    }
+    (doc,) = shop(tmp_path / "csv", {"products.json": json.dumps([storefront_product(metafields=[field])])})
     assert "related" not in facts(doc)
 
 

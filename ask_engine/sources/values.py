@@ -206,6 +206,10 @@ def _untyped(value: Any) -> str | None:
             return humanise_value(parsed, "money")
         if isinstance(parsed, dict) and parsed.get("type") == "root":
             return humanise_value(parsed, "rich_text_field")
+        if isinstance(parsed, dict) and {"value", "scale_max"} <= parsed.keys():
+            return humanise_value(parsed, "rating")  # {"scale_min": "1.0", "scale_max": "5.0", "value": "4.6"}
+        if isinstance(parsed, list) and parsed and all(isinstance(i, str) and i.startswith("gid://") for i in parsed):
+            return None  # a list of references (a CSV's "Complementary products" column): GIDs mean nothing
         return _compact(parsed) or None
     return _collapse(text)
 
