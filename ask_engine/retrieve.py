@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from ask_engine.catalog.verdicts import lowest_price
 from ask_engine.config import Settings
 from ask_engine.language import content_stems, country_codes_in, text_cue
-from ask_engine.towns import town_named
+from ask_engine.towns import postcode_areas_listed, town_named
 from ask_engine.types import Document, Evidence, Hit, Resolution
 
 if TYPE_CHECKING:
@@ -130,7 +130,8 @@ SHIPPING_POLICY = "policy:shipping_policy"
 
 def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: str) -> list[Evidence]:
     """`evidence`, and after it what a shipping question naming a town or country needs and retrieval ranked lower:
-    the shipping policy's passages naming the town ("Remote covers … Broome") and, when it asks what delivery costs,
+    the shipping policy's passages naming the town ("Remote covers … Broome") or listing its postcode area, and, when it
+    asks what delivery costs,
     the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
     out = list(evidence)
     if "shipping_policy" not in policy_intents(query):
@@ -141,7 +142,13 @@ def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: st
     have = {ev.passage.id for ev in out}
     policy = [p for p in index.passages_of(SHIPPING_POLICY) if p.id not in have]
     place = re.compile(rf"(?<![\w-]){re.escape(town.name)}(?![\w-])", re.IGNORECASE) if town is not None else None
-    named = [p for p in policy if place is not None and place.search(p.text)]
+    # ... or listing its postcode area ("Postcodes: IV (except islands below), KW1–KW14" for Inverness)
+    areas = set(town.postcode_areas) if town is not None else set()
+    named = [
+        p
+        for p in policy
+        if (place is not None and place.search(p.text)) or (areas and areas & postcode_areas_listed(p.text))
+    ]
     tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
     tables.sort(key=lambda p: -len(_AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
     for passage in dict.fromkeys([*named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):

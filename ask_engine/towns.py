@@ -202,8 +202,12 @@ def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
 
 _JOINING = frozenset({"upon", "on", "de", "la", "le", "of", "the", "du", "del", "am", "an", "sur", "en"})
 _AREA = r"[A-Z]{1,2}(?:\d{1,2}[A-Z]?)?(?:\s?[-–]\s?[A-Z]{0,2}\d{1,2}[A-Z]?)?"  # "BN", "PA20", "PA20-PA49", "KW1-14"
-_AREA_LIST = re.compile(rf"(?<![\w-]){_AREA}(?:\s*(?:,|/|;|&|\band\b|\bor\b)\s*{_AREA})+(?![\w-])")
-_AREA_HEAD = re.compile(r"[A-Z]{1,2}")
+# an area may carry a note in brackets before the next: "IV (except islands below), KW1–KW14"
+_AREA_NOTE = r"(?:\s*\([^()]{0,60}\))?"
+_AREA_LIST = re.compile(
+    rf"(?<![\w-]){_AREA}{_AREA_NOTE}(?:\s*(?:,|/|;|&|\band\b|\bor\b)\s*{_AREA}{_AREA_NOTE})+(?![\w-])"
+)
+_AREA_HEAD = re.compile(r"(?<![\w(])[A-Z]{1,2}(?=\d|\b)")
 
 
 def postcode_areas_listed(text: str) -> frozenset[str]:

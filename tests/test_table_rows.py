@@ -47,6 +47,12 @@ TEAT_TABLE = (
     "<tr><td>Medium-flow</td><td>3–6 months</td><td>2</td></tr>"
     "<tr><td>Fast-flow</td><td>6 months and up</td><td>3</td></tr></table>"
 )
+FORMULA_TABLE = (
+    "<table><tr><th>Baby's weight</th><th>Powder per day</th></tr>"
+    "<tr><td>4–6 kg</td><td>90–120 g</td></tr>"
+    "<tr><td>6–8 kg</td><td>120–150 g</td></tr>"
+    "<tr><td>8–10 kg</td><td>150–170 g</td></tr></table>"
+)
 PRODUCTS = [
     {
         "id": 1,
@@ -103,13 +109,23 @@ PRODUCTS = [
         "options": [{"name": "Size", "values": ["S", "M", "L"]}],
         "variants": _variants(5, ["S", "M", "L"], "19.00"),
     },
+    {
+        "id": 6,
+        "title": "Meadow Follow-on Milk",
+        "handle": "meadow-milk",
+        "body_html": "<p>Follow-on milk made with whole milk.</p>" + FORMULA_TABLE,
+        "product_type": "Baby food",
+        "vendor": "Acorn Nursery",
+        "options": [{"name": "Size", "values": ["400 g", "800 g"]}],
+        "variants": _variants(6, ["400 g", "800 g"], "11.00"),
+    },
 ]
 FILES = {
     "shop.toml": '[shop]\nname = "Acorn Nursery"\nurl = "https://acorn.example"\ncurrency = "GBP"\n'
     'gid_namespace = "acorn"\n',
     "products.json": json.dumps({"products": PRODUCTS}),
 }
-PORRIDGE, CARRIER, SUIT, TEATS, BATH_SEAT = (f"gid://acorn/Product/{n}" for n in (1, 2, 3, 4, 5))
+PORRIDGE, CARRIER, SUIT, TEATS, BATH_SEAT, MILK = (f"gid://acorn/Product/{n}" for n in range(1, 7))
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +181,20 @@ def test_a_question_about_a_variant_is_no_question_whether_it_comes_in_it(engine
     assert "comes in" not in answer and not answer.startswith("Yes"), answer
     answer = ask_plain(engine, "do they come in fast flow?", TEATS)
     assert answer.startswith("Yes, the Silkflow Bottle Teats come"), answer
+
+
+def test_a_column_named_away_from_the_figure_does_not_hide_the_row(engine: Engine) -> None:
+    # "a day" names the "Powder per day" column (grams, a weight too), but 7 kg is the baby's weight
+    answer = ask_plain(engine, "she is 7 kg now, how much powder a day?", MILK)
+    assert "6–8 kg" in answer and "120–150 g" in answer, answer
+
+
+def test_the_column_a_figure_measures_is_the_one_named_beside_it() -> None:
+    from ask_engine.answering.sizing import _beside_figures, _held_in, _ranges
+
+    row = "Dog's weight: 30–40 kg, Grams per day: 380–470 g."
+    question = "my lab is 32kg, how much of this should she be getting a day?"
+    assert "day" not in _beside_figures(question)  # "a day" is not what 32 kg measures
+    assert _held_in(row, _beside_figures(question), [(32.0, "kg")], _ranges(row)) == (30.0, 40.0)
+    suit = "Size: M, Chest: 46–52 cm, Length: 62–74 cm."
+    assert _held_in(suit, _beside_figures("which size for a 65 cm chest?"), [(65.0, "cm")], _ranges(suit)) is None

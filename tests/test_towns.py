@@ -59,6 +59,8 @@ def test_postcode_areas_are_read_only_from_a_list_of_them() -> None:
     assert postcode_areas_listed("Highlands (IV, HS, KW, PA20-PA49)") == {"IV", "HS", "KW", "PA"}
     assert postcode_areas_listed("W 160 x L 215 cm") == frozenset()
     assert postcode_areas_listed("Sizes S, M and L") == frozenset()
+    # an area with a note in brackets is still listed (a blind furniture shop's surcharge table)
+    assert postcode_areas_listed("Postcodes: IV (except islands below), KW1–KW14, PH17–PH26") == {"IV", "KW", "PH"}
 
 
 def test_sending_goods_to_a_place_is_a_shipping_question() -> None:
@@ -116,6 +118,21 @@ AU = {
     "- Tasmania: 5-8 business days, $14.95.\n\nOrders over $120 ship free.\n\n"
     "Fresh flowers can't be sent to Tasmania or Western Australia.\n",
 }
+# a long delivery policy whose surcharge table retrieval alone ranks below its general lines for "Inverness"
+UK_LONG = {
+    "shop.toml": '[shop]\nname = "Fenwick Rooms"\nurl = "https://fenwick.example"\ncurrency = "GBP"\n',
+    "products.json": _PRODUCTS,
+    "policies/delivery.md": "---\ntype: shipping_policy\ntitle: Delivery Information\n---\n# Delivery Information\n\n"
+    "We deliver to addresses in the United Kingdom only.\n\n## Parcel delivery\n\n"
+    "Smaller items are sent with DPD for £4.95, free over £75, in 2–4 working days.\n\n"
+    "## Two-person delivery\n\nLarge items come on our own two-person service for £49 per order, in 5–10 working "
+    "days. We'll call you to book a delivery day. Deliveries run Monday to Friday.\n\n"
+    "## Highlands, islands and Northern Ireland\n\nSome postcodes cost more to reach.\n\n"
+    "| Area | Postcodes | Two-person surcharge | Extra time |\n|---|---|---|---|\n"
+    "| Scottish Highlands | IV (except islands below), KW1–KW14, PH17–PH26 | £40 | 2–3 working days |\n"
+    "| Northern Ireland | BT | £65 | up to 2 weeks |\n\n"
+    "## Where we don't deliver\n\nWe can't deliver outside the UK, to the Channel Islands or the Isle of Man.\n",
+}
 US = {
     "shop.toml": '[shop]\nname = "Prairie Supply"\nurl = "https://prairie.example"\ncurrency = "USD"\n',
     "products.json": _PRODUCTS,
@@ -130,7 +147,7 @@ US = {
 def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[dict[str, Engine]]:
     made = {
         name: inline_engine(tmp_path_factory.mktemp(name) / "shop", files, embedder)
-        for name, files in (("uk", UK), ("au", AU), ("au_table", AU_TABLE), ("us", US))
+        for name, files in (("uk", UK), ("au", AU), ("au_table", AU_TABLE), ("us", US), ("uk_long", UK_LONG))
     }
     yield {name: next(gen) for name, gen in made.items()}
     for gen in made.values():
@@ -148,6 +165,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         ("uk", "Do you ship to Cardiff?", ["in Wales", "Zone 3"], ["Zone 2"]),
         ("uk", "Can you deliver to Inverness?", ["IV postcode area", "£24.95"], ["Zone 3"]),
         ("uk", "Do you deliver to Belfast?", ["Northern Ireland", "do not deliver"], ["Zone"]),
+        # the policy's line listing the town's postcode area is found though retrieval ranks it low
+        ("uk_long", "Can you deliver to Inverness?", ["IV postcode area", "£40"], []),
         ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
         # with its rate, the restriction naming the town's state, however far its words are from the question's
         (

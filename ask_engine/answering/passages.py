@@ -344,12 +344,13 @@ def _said_by(u: _Unit) -> frozenset[str]:
 
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
-    (never a name, a number or a word naming the product in view)."""
+    (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
+    have to report damage?" insists on "report", not on "long")."""
     names = _query_names(intent.text)
     counts: dict[str, int] = {}
     for u in units:
         words = _said_by(u)
-        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS:
+        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS - framing_stems(intent.text):
             if w in words and not w.isdigit():
                 counts[w] = counts.get(w, 0) + 1
     if len(counts) < 2:

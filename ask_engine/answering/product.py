@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words
+from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words, ways_of
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
 from ask_engine.answering.facts import (
@@ -25,6 +25,7 @@ from ask_engine.answering.facts import (
     _ranker,
     _related_facts,
     _safe_fact,
+    _single_item,
     _state_units,
     _subject,
 )
@@ -40,7 +41,7 @@ from ask_engine.answering.query import (
     _title_stems,
 )
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
-from ask_engine.answering.sizing import _size_guide, _table_row, _variant_row
+from ask_engine.answering.sizing import _party_size, _size_guide, _table_row, _variant_row
 from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.faithfulness import split_sentences
@@ -98,7 +99,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
         intent = work.intent = replace(intent, options=True)
-    guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc)
+    guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc) or _party_size(work, doc)
     if guide is not None:
         # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes; "my dog is 32 kg, how much a
         # day?": the feeding table's row for 32 kg
@@ -283,6 +284,21 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     answer.gaps += product_gaps(intent, doc)
     own = None if predicate or figureless else _asked_fact(work, doc, ranked)
     related = [own] if own is not None else figureless[:1] or _related_facts(work, doc, ranked)
+    noticed = bool(related) and related[0].source == "disclosure"
+    near = None if own is not None or figureless or noticed else _near_sentence(ranked, _tied(work, doc, ranked))
+    if near is not None and not _speaks_to(work, near):
+        near = None
+    if near is not None:
+        # below the bar, the description's sentence the ranker finds likelier than not to answer, and likelier than
+        # any fact ("is it OK for a dog that swims most days?" and "We don't recommend leather for dogs who swim
+        # often"): not stated as the answer, but shown as what the shop records
+        answer.meta(
+            phrase("not_stated_exactly", subject=_subject(doc)),
+            markdown=phrase("not_stated_exactly", subject=_subject(doc, md=True)),
+        )
+        text = _single_item(near, work.asked - _title_stems(doc)) or near.text
+        answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+        return answer
     if own is None and related and related[0].source == "disclosure":
         own = related[0]  # a notice speaking of it ("Meets BS 7177" for "fire retardant?") is not "not recorded"
     if own is not None:
@@ -302,6 +318,49 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+# The ranker's probability from which the best-ranked description sentence is shown, hedged, where nothing clears
+# its bar: set on four blind probe shops written from merchants' exports (bicycle parts, pet supplies, furniture,
+# board games), where the right sentence ranked first at 0.6-0.9 for most false "not recorded" answers, and the
+# first-ranked sentence of an unanswerable question was mostly below it or a hedged near miss. A presentation floor,
+# not an answer bar: the answer still says the shop does not say exactly that.
+NEAR_SENTENCE_BAR = 0.6
+# ... when the sentence shares no word with the question beyond the product's name and states no figure of the kind
+# it asks ("can I run it on a saltwater reef tank?" and "Suitable for freshwater and marine aquariums"): a sentence
+# ranked first only for being about the product ("Twenty warm bulbs on a weatherproof cable" for "is the cable safe
+# for pets to chew?") stays below it
+NEAR_UNTIED_BAR = 0.8
+
+
+def _near_sentence(
+    ranked: Sequence[tuple[float, Unit]], ties: Callable[[Unit], bool] = lambda unit: True
+) -> Unit | None:
+    """The best-ranked unit when it is a description sentence (and so ranked above every fact) at or above
+    `NEAR_SENTENCE_BAR` that `ties` to the question, or at or above `NEAR_UNTIED_BAR` however worded; else None."""
+    if not ranked:
+        return None
+    p, unit = ranked[0]
+    if unit.kind != "description" or p < NEAR_SENTENCE_BAR:
+        return None
+    return unit if p >= NEAR_UNTIED_BAR or ties(unit) else None
+
+
+def _tied(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]]) -> Callable[[Unit], bool]:
+    """Whether a unit uses a word of the question beyond the product's name or states the kind of figure it asks
+    (`addressing.ways_of`). The description's opening sentence says what the product is ("Twenty warm bulbs on a
+    weatherproof cable"): its words are the product's own, as its name's are, and tie it to nothing."""
+    names = _title_stems(doc)
+    described = [u for _, u in ranked if u.kind == "description"]
+    opening = min(described, key=lambda u: u.position) if described else None
+    return lambda unit: unit is not opening and bool(ways_of(work.intent.text, [unit], name_stems=names)[0])
+
+
+def _speaks_to(work: _Work, unit: Unit) -> bool:
+    """`unit` names the yes/no attribute the lexicon reads in the question, if it reads one ("is it vegan?" is not
+    spoken to by "High-protection mineral-and-chemical sun cream")."""
+    asked = [c for c in work.intent.concepts if CONCEPTS_BY_NAME[c].adjective]
+    return not asked or any(mentions_concept(unit.text, c) for c in asked)
 
 
 def _other_kind(text: str, asked: Sequence[Measure]) -> bool:

@@ -13,11 +13,14 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeVar
 
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
-from ask_engine.answering.measures import _AND_UP, _OVER, _RANGE, _UP_TO, _base, _number, _unit, measures_in
+from ask_engine.answering.facts import _fact_sentence
+from ask_engine.answering.measures import _AND_UP, _FIGURE, _OVER, _RANGE, _UP_TO, _base, _number, _unit, measures_in
 from ask_engine.answering.query import _title_stems
+from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.language import content_stems
@@ -90,6 +93,30 @@ def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float,
     return tuple(r for label, value in cells if content_stems(label) & stems for r in _ranges(value))
 
 
+def _beside_figures(text: str) -> frozenset[str]:
+    """The content stems of the words just before and after each figure of `text` ("a 60 cm chest" → chest): what
+    the figure measures, if the question says."""
+    words: list[str] = []
+    for m in _FIGURE.finditer(text):
+        words += re.findall(r"[\w'-]+", text[max(0, m.start() - 30) : m.start()])[-2:]
+        words += re.findall(r"[\w'-]+", text[m.end() : m.end() + 30])[:2]
+    return content_stems(" ".join(words))
+
+
+def _held_in(
+    text: str,
+    stems: frozenset[str],
+    figures: Sequence[tuple[float, str]],
+    ranges: tuple[tuple[float, float, str], ...],
+) -> tuple[float, float] | None:
+    """`_held` over the ranges of the columns named by the words beside the question's figures (`stems`) that
+    measure what the figures do ("a 60 cm chest": the chest's column), else over all of `ranges` ("my lab is 32 kg,
+    how much a day?" names no column beside its figure)."""
+    units = {u for _, u in figures}
+    asked = tuple(r for r in _asked_ranges(text, stems) if r[2] in units)
+    return _held(asked or ranges, figures)
+
+
 def _held(
     ranges: Sequence[tuple[float, float, str]], figures: Sequence[tuple[float, str]]
 ) -> tuple[float, float] | None:
@@ -127,7 +154,8 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     if not entries:
         return None
     figures = measures_in(intent.text)
-    fitting = _tightest(entries, lambda e: _held(_asked_ranges(e.text, intent.stems) or e.ranges, figures))
+    beside = _beside_figures(intent.text)
+    fitting = _tightest(entries, lambda e: _held_in(e.text, beside, figures, e.ranges))
     chosen = fitting or [e for e in entries if e.value in named]
     if not chosen:
         return None
@@ -162,10 +190,9 @@ def _table_row(work: _Work, doc: Document) -> _Answer | None:
     units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
     rows = [u for u in units if _ROW.match(u.text.strip())]
     sentences = [u for u in units if u not in rows]
+    beside = _beside_figures(intent.text)
     for candidates in (rows, sentences):
-        fitting = _tightest(
-            candidates, lambda u: _held(_asked_ranges(u.text, intent.stems) or _ranges(u.text), figures)
-        )
+        fitting = _tightest(candidates, lambda u: _held_in(u.text, beside, figures, _ranges(u.text)))
         if fitting:
             break
     if not fitting or len(fitting) > 2:
@@ -218,3 +245,59 @@ def _variant_row(work: _Work, doc: Document) -> _Answer | None:
             doc=doc.id,
         )
     return answer
+
+
+@lru_cache(maxsize=4)
+def _party_patterns(language: str = "en") -> tuple[tuple[re.Pattern[str], ...], frozenset[str], dict[str, int]]:
+    lex = lexicon(language)
+    patterns = tuple(re.compile(p) for p in lex.get("party_sizes", ()))
+    labels = frozenset().union(*(content_stems(label) for label in lex.get("person_labels", ())))
+    return patterns, labels, {k: int(v) for k, v in lex.get("number_values", {}).items()}
+
+
+_PEOPLE_RANGE = re.compile(r"(\d+)\s*(?:-|–|to)\s*(\d+)")
+_PEOPLE_FLOOR = re.compile(r"(\d+)\s*(?:\+|or more|and (?:up|over))|\bat least (\d+)")
+_PEOPLE_CEILING = re.compile(r"\b(?:up to|max(?:imum)?\.?|no more than)\s*(\d+)")
+_PEOPLE_ONE = re.compile(r"^\D*?(\d+)\b(?!\s*(?:-|–|to)\s*\d)")
+
+
+def _people_range(value: str) -> tuple[int, float] | None:
+    """How many people a value says ("2–4", "5-10 (with the expansion)", "up to 6", "2+", "2"), as (low, high)."""
+    if m := _PEOPLE_RANGE.search(value):
+        return int(m.group(1)), int(m.group(2))
+    if m := _PEOPLE_FLOOR.search(value):
+        return int(m.group(1) or m.group(2)), math.inf
+    if m := _PEOPLE_CEILING.search(value):
+        return 1, int(m.group(1))
+    if m := _PEOPLE_ONE.match(value):
+        return int(m.group(1)), int(m.group(1))
+    return None
+
+
+def _party_size(work: _Work, doc: Document) -> _Answer | None:
+    """ "Can we play it with 6 people?", "we're only 4, can we play it?": the product's fact saying how many people it
+    is for (its label one of the lexicon's `person_labels`: "Players: 2–4"), with "Yes." or "No." as the number the
+    question gives is in its range or not; None when the question gives no number of people or no such fact."""
+    patterns, labels, values = _party_patterns()
+    low = work.intent.lower
+    counts = [m.group(1) for p in patterns for m in p.finditer(low)]
+    if not counts:
+        return None
+    count = int(counts[0]) if counts[0].isdigit() else values.get(counts[0])
+    if count is None:
+        return None
+    for unit in product_units(doc, untrusted=_is_untrusted):
+        if unit.kind not in {"fact", "option"} or not content_stems(unit.label) & labels:
+            continue
+        people = _people_range(unit.value)
+        if people is None:
+            continue
+        answer = _Answer()
+        answer.use(doc.id)
+        if work.intent.yes_no:
+            answer.meta("Yes." if people[0] <= count <= people[1] else "No.")
+        fact = unit.fact
+        if fact is not None:
+            _fact_sentence(answer, work, doc, fact, lead=True)
+        return answer
+    return None
