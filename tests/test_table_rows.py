@@ -23,6 +23,21 @@ def _variants(pid: int, values: list[str], price: str) -> list[dict[str, Any]]:
     ]
 
 
+def _product(
+    pid: int, title: str, handle: str, body: str, kind: str, option: str, values: list[str], price: str
+) -> dict[str, Any]:
+    return {
+        "id": pid,
+        "title": title,
+        "handle": handle,
+        "body_html": body,
+        "product_type": kind,
+        "vendor": "Acorn Nursery",
+        "options": [{"name": option, "values": values}],
+        "variants": _variants(pid, values, price),
+    }
+
+
 PORRIDGE_TABLE = (
     "<table><tr><th>Baby's age</th><th>Spoons per serving</th></tr>"
     "<tr><td>6–9 months</td><td>2 level spoons</td></tr>"
@@ -54,71 +69,71 @@ FORMULA_TABLE = (
     "<tr><td>8–10 kg</td><td>150–170 g</td></tr></table>"
 )
 PRODUCTS = [
-    {
-        "id": 1,
-        "title": "Little Oats Baby Porridge",
-        "handle": "little-oats",
-        "body_html": "<p>Wholegrain oats, milled fine, with nothing added.</p>"
+    _product(
+        1,
+        "Little Oats Baby Porridge",
+        "little-oats",
+        "<p>Wholegrain oats, milled fine, with nothing added.</p>"
         + PORRIDGE_TABLE
         + "<p>Mix with warm milk and let it cool before serving.</p>",
-        "product_type": "Baby food",
-        "vendor": "Acorn Nursery",
-        "options": [{"name": "Size", "values": ["200 g", "500 g"]}],
-        "variants": _variants(1, ["200 g", "500 g"], "4.50"),
-    },
-    {
-        "id": 2,
-        "title": "Fellwalker Child Carrier",
-        "handle": "fellwalker",
-        "body_html": "<p>A framed carrier for hill days, with a sun hood.</p>" + CARRIER_TABLE,
-        "product_type": "Carriers",
-        "vendor": "Acorn Nursery",
-        "options": [{"name": "Size", "values": ["S", "M", "L"]}],
-        "variants": _variants(2, ["S", "M", "L"], "189.00"),
-    },
-    {
-        "id": 3,
-        "title": "Snuggle Sleep Suit",
-        "handle": "snuggle-suit",
-        "body_html": "<p>Brushed cotton with a two-way zip.</p>" + SUIT_TABLE,
-        "product_type": "Sleepwear",
-        "vendor": "Acorn Nursery",
-        "options": [{"name": "Size", "values": ["S", "M", "L"]}],
-        "variants": _variants(3, ["S", "M", "L"], "24.00"),
-    },
-    {
-        "id": 4,
-        "title": "Silkflow Bottle Teats",
-        "handle": "silkflow-teats",
-        "body_html": "<p>Soft silicone teats, two to a pack.</p>"
+        "Baby food",
+        "Size",
+        ["200 g", "500 g"],
+        "4.50",
+    ),
+    _product(
+        2,
+        "Fellwalker Child Carrier",
+        "fellwalker",
+        "<p>A framed carrier for hill days, with a sun hood.</p>" + CARRIER_TABLE,
+        "Carriers",
+        "Size",
+        ["S", "M", "L"],
+        "189.00",
+    ),
+    _product(
+        3,
+        "Snuggle Sleep Suit",
+        "snuggle-suit",
+        "<p>Brushed cotton with a two-way zip.</p>" + SUIT_TABLE,
+        "Sleepwear",
+        "Size",
+        ["S", "M", "L"],
+        "24.00",
+    ),
+    _product(
+        4,
+        "Silkflow Bottle Teats",
+        "silkflow-teats",
+        "<p>Soft silicone teats, two to a pack.</p>"
         + TEAT_TABLE
         + "<p>They fit standard-neck bottles only; our wide-neck teats are sold separately.</p>",
-        "product_type": "Feeding",
-        "vendor": "Acorn Nursery",
-        "options": [{"name": "Flow", "values": ["Slow-flow", "Medium-flow", "Fast-flow"]}],
-        "variants": _variants(4, ["Slow-flow", "Medium-flow", "Fast-flow"], "6.50"),
-    },
-    {
-        "id": 5,
-        "title": "Puddle Bath Seat",
-        "handle": "puddle-bath-seat",
-        "body_html": "<p>A non-slip seat for the big bath.</p>"
+        "Feeding",
+        "Flow",
+        ["Slow-flow", "Medium-flow", "Fast-flow"],
+        "6.50",
+    ),
+    _product(
+        5,
+        "Puddle Bath Seat",
+        "puddle-bath-seat",
+        "<p>A non-slip seat for the big bath.</p>"
         "<p>Sizes: S for babies under 6 kg, M for 6–11 kg and L for 11 kg and over.</p>",
-        "product_type": "Bath",
-        "vendor": "Acorn Nursery",
-        "options": [{"name": "Size", "values": ["S", "M", "L"]}],
-        "variants": _variants(5, ["S", "M", "L"], "19.00"),
-    },
-    {
-        "id": 6,
-        "title": "Meadow Follow-on Milk",
-        "handle": "meadow-milk",
-        "body_html": "<p>Follow-on milk made with whole milk.</p>" + FORMULA_TABLE,
-        "product_type": "Baby food",
-        "vendor": "Acorn Nursery",
-        "options": [{"name": "Size", "values": ["400 g", "800 g"]}],
-        "variants": _variants(6, ["400 g", "800 g"], "11.00"),
-    },
+        "Bath",
+        "Size",
+        ["S", "M", "L"],
+        "19.00",
+    ),
+    _product(
+        6,
+        "Meadow Follow-on Milk",
+        "meadow-milk",
+        "<p>Follow-on milk made with whole milk.</p>" + FORMULA_TABLE,
+        "Baby food",
+        "Size",
+        ["400 g", "800 g"],
+        "11.00",
+    ),
 ]
 FILES = {
     "shop.toml": '[shop]\nname = "Acorn Nursery"\nurl = "https://acorn.example"\ncurrency = "GBP"\n'
