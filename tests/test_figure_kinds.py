@@ -85,6 +85,19 @@ PRODUCTS = [
         "variants": [{"id": 51, "title": "Default Title", "price": "85.00", "available": True}],
         "metafields": [{"namespace": "specs", "key": "seats", "type": "single_line_text_field", "value": "4–6"}],
     },
+    {
+        "id": 6,
+        "title": "Loch Camp Chair",
+        "handle": "loch-chair",
+        "body_html": "<p>A low folding chair with a side pocket.</p>",
+        "product_type": "Camp furniture",
+        "vendor": "Birchfold",
+        "options": [{"name": "Fabric", "values": ["Heather Tweed", "Charcoal Ripstop"]}],
+        "variants": [
+            {"id": 61, "title": "Heather Tweed", "option1": "Heather Tweed", "price": "45.00", "available": True},
+            {"id": 62, "title": "Charcoal Ripstop", "option1": "Charcoal Ripstop", "price": "39.00", "available": True},
+        ],
+    },
 ]
 FILES = {
     "shop.toml": '[shop]\nname = "Birchfold Camping"\nurl = "https://birchfold.example"\ncurrency = "GBP"\n'
@@ -115,7 +128,7 @@ Come and pitch a tent in our barn at Unit 3, Mill Lane, Kendal.
 | Sunday | 10am–4pm |
 """,
 }
-HAMMOCK, TARP, MAT, TENT, TABLE = (f"gid://birchfold/Product/{n}" for n in range(1, 6))
+HAMMOCK, TARP, MAT, TENT, TABLE, CHAIR = (f"gid://birchfold/Product/{n}" for n in range(1, 7))
 
 
 @pytest.fixture(scope="module")
@@ -199,3 +212,9 @@ def test_everyday_phrasings_and_figure_words_are_not_what_a_question_insists_on(
     assert answer == ask_plain(engine, "can I visit the barn on a Monday?"), answer
     answer = ask_plain(engine, "how long do I have to report something that arrived damaged?")
     assert "48 hours" in answer, answer
+
+
+def test_a_word_only_one_value_uses_names_that_value(engine: Engine) -> None:
+    # "tweed" and "ripstop" single out "Heather Tweed" and "Charcoal Ripstop"; "dearer" asks about price
+    answer = ask_plain(engine, "is the tweed one dearer than the ripstop?", CHAIR)
+    assert "Heather Tweed is £45.00" in answer and "Charcoal Ripstop is £39.00" in answer, answer

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
@@ -178,7 +179,10 @@ def _asked_option_word(word: re.Match[str] | None, colour: bool) -> str:
 def _price(answer: _Answer, doc: Document, variants: list[Variant], cites: list[int]) -> None:
     title = doc.title
     currency = doc.currency or "USD"
-    if variants and (len(variants) < len(doc.variants) or len(doc.variants) == 1):
+    # the variants the question names, each with its price; all of them too, when they differ and are few ("is the
+    # tweed one dearer than the ripstop?" names both)
+    named_all = len(variants) <= 3 and len({v.price for v in variants}) > 1
+    if variants and (len(variants) < len(doc.variants) or len(doc.variants) == 1 or named_all):
         priced = [v for v in variants if v.price is not None][:3]
         prices = {v.price for v in priced}
         if priced and len(prices) == 1 and len(priced) > 1 and all(usable_value(v.title) for v in priced):
@@ -283,6 +287,20 @@ def _is_size_option(name: str) -> bool:
     return bool(_SIZE_OPTION.search(name))
 
 
+def _singled_values(intent: Intent, values: Sequence[str]) -> list[str]:
+    """The values of one option that a content word of the question (of three letters or more, not a figure) singles
+    out: a word used by exactly one of the values ("velvet" in "Forest Green Velvet" among "Oatmeal Bouclé" and
+    "Slate Recycled Weave"). None when a word is shared by several values, or the values are single letters."""
+    words = {w for w in intent.stems if len(w) >= 3 and not w[0].isdigit()}
+    found: list[str] = []
+    for value in values:
+        own = content_stems(value)
+        others = frozenset().union(*(content_stems(v) for v in values if v != value))
+        if words & (own - others) and value not in found:
+            found.append(value)
+    return found
+
+
 def _match_options(
     intent: Intent, options: list[tuple[str, tuple[str, ...]]]
 ) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
@@ -309,6 +327,12 @@ def _match_options(
                 hit = hit or value in named_sizes
             if hit:
                 chosen.setdefault(name, []).append(value)
+        if name not in chosen and len(values) > 1:
+            # "the green velvet one" for "Forest Green Velvet", "the boucle" for "Oatmeal Bouclé": a word of the
+            # question that only one of the option's values uses names that value
+            singled = _singled_values(intent, values)
+            if singled:
+                chosen[name] = singled
         if _is_size_option(name) and name not in chosen:
             # "the 1kg bag" for "1 kg", "500ml" for "0.5 L"; else "the smaller bottle", "the big bag"
             same = _same_measure(intent, values)
