@@ -143,6 +143,15 @@ def test_strength_is_a_kind_of_figure_and_a_weight_limit_is_no_weight() -> None:
     assert [m.name for m in asked_measures("how much does it weigh?")] == ["weight"]
 
 
+def test_a_fact_states_another_kind_only_against_one_kind_asked() -> None:
+    from ask_engine.answering.product import _other_kind
+
+    # semiPQA: "Load capacity: 150 lb" states a strength by its label; "how big?" asks for size in general
+    assert _other_kind("Weight: 6.2 kg", asked_measures("is there a weight limit on it?"))
+    assert not _other_kind("Load capacity: 150 lb", asked_measures("is there a weight limit on it?"))
+    assert not _other_kind("Hard disk: size 10 tb", asked_measures("how big is the hard disk?"))
+
+
 def test_how_strong_is_answered_by_the_stated_load(engine: Engine) -> None:
     answer = ask_plain(engine, "how strong is it? I'm a big guy", HAMMOCK)
     assert "400 kg" in answer, answer

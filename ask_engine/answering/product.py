@@ -258,12 +258,14 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     )
     # "is there a weight limit?" asks for a strength; "Weight: 6.2 kg" states a figure of another kind: it too is
     # the nearest recorded fact, not the answer
-    figureless = figureless or (facts if facts and kinds and all(_other_kind(f.value, kinds) for f in facts) else [])
+    figureless = figureless or (
+        facts if facts and all(_other_kind(f"{f.label}: {f.value}", kinds) for f in facts) else []
+    )
     if facts and not figureless:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
         return answer
-    chosen = [u for u in chosen if not figureless or (_figure(u.value) and not _other_kind(u.value, kinds))]
+    chosen = [u for u in chosen if not figureless or (_figure(u.value) and not _other_kind(u.text, kinds))]
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
@@ -364,9 +366,10 @@ def _speaks_to(work: _Work, unit: Unit) -> bool:
 
 
 def _other_kind(text: str, asked: Sequence[Measure]) -> bool:
-    """`text` states a figure of some kind of measure (lexicon `measures`: "6.2 kg" a weight), and of none of the
-    kinds `asked`."""
-    if not asked or any(m.states.search(text) for m in asked):
+    """`text` (a fact as "Label: value") states a figure of some kind of measure (lexicon `measures`: "Weight: 6.2
+    kg" a weight), and of none of the one kind `asked` ("Load capacity: 150 lb" states a strength). A question asking
+    for several kinds at once ("how big?": a length or a volume) asks for size in general, and any figure may be it."""
+    if len(asked) != 1 or any(m.states.search(text) for m in asked):
         return False
     names = {m.name for m in asked} | {"count", "percentage", "place"}
     return any(m.states.search(text) for m in measures() if m.name not in names)
