@@ -18,18 +18,34 @@ from ask_engine.engine import Engine
 from ask_engine.language import parse_query
 from tests.shop_helpers import ask_plain, inline_engine
 
-PRODUCTS = [
-    {
-        "id": 1,
-        "title": "Drift Camping Hammock",
-        "handle": "drift-hammock",
-        "body_html": "<p>A parachute-nylon hammock with tree straps.</p><ul><li>Tested to a breaking load of 400 kg"
-        "</li><li>Packs into its own pouch</li></ul>",
-        "product_type": "Hammocks",
+
+def _single(pid: int, title: str, handle: str, body: str, kind: str, price: str, **specs: str) -> dict[str, Any]:
+    """A product of one variant, its `specs` as single-line metafields."""
+    return {
+        "id": pid,
+        "title": title,
+        "handle": handle,
+        "body_html": body,
+        "product_type": kind,
         "vendor": "Birchfold",
-        "variants": [{"id": 11, "title": "Default Title", "price": "45.00", "available": True}],
-        "metafields": [{"namespace": "specs", "key": "weight", "type": "single_line_text_field", "value": "540 g"}],
-    },
+        "variants": [{"id": pid * 10 + 1, "title": "Default Title", "price": price, "available": True}],
+        "metafields": [
+            {"namespace": "specs", "key": k, "type": "single_line_text_field", "value": v} for k, v in specs.items()
+        ],
+    }
+
+
+PRODUCTS = [
+    _single(
+        1,
+        "Drift Camping Hammock",
+        "drift-hammock",
+        "<p>A parachute-nylon hammock with tree straps.</p><ul><li>Tested to a breaking load of 400 kg"
+        "</li><li>Packs into its own pouch</li></ul>",
+        "Hammocks",
+        "45.00",
+        weight="540 g",
+    ),
     {
         "id": 2,
         "title": "Ridge Tarp 3x3",
@@ -51,40 +67,35 @@ PRODUCTS = [
         ],
         "metafields": [{"namespace": "specs", "key": "weight", "type": "single_line_text_field", "value": "820 g"}],
     },
-    {
-        "id": 3,
-        "title": "Fern Sleeping Mat",
-        "handle": "fern-mat",
-        "body_html": "<p>A self-inflating mat, 5 cm thick, for three-season trips.</p><ul><li>Not warm enough on snow "
+    _single(
+        3,
+        "Fern Sleeping Mat",
+        "fern-mat",
+        "<p>A self-inflating mat, 5 cm thick, for three-season trips.</p><ul><li>Not warm enough on snow "
         "or frozen ground: add a foam pad underneath below freezing</li><li>Packs to the size of a water bottle</li>"
         "</ul>",
-        "product_type": "Sleeping mats",
-        "vendor": "Birchfold",
-        "variants": [{"id": 31, "title": "Default Title", "price": "70.00", "available": True}],
-    },
-    {
-        "id": 4,
-        "title": "Corrie Tunnel Tent",
-        "handle": "corrie-tent",
-        "body_html": "<p>A tunnel tent with a big porch for wet weather.</p>",
-        "product_type": "Tents",
-        "vendor": "Birchfold",
-        "variants": [{"id": 41, "title": "Default Title", "price": "220.00", "available": True}],
-        "metafields": [
-            {"namespace": "specs", "key": "sleeps", "type": "single_line_text_field", "value": "2"},
-            {"namespace": "specs", "key": "pack_time", "type": "single_line_text_field", "value": "10 minutes"},
-        ],
-    },
-    {
-        "id": 5,
-        "title": "Bothy Camp Table",
-        "handle": "bothy-table",
-        "body_html": "<p>A roll-top aluminium table.</p>",
-        "product_type": "Camp furniture",
-        "vendor": "Birchfold",
-        "variants": [{"id": 51, "title": "Default Title", "price": "85.00", "available": True}],
-        "metafields": [{"namespace": "specs", "key": "seats", "type": "single_line_text_field", "value": "4–6"}],
-    },
+        "Sleeping mats",
+        "70.00",
+    ),
+    _single(
+        4,
+        "Corrie Tunnel Tent",
+        "corrie-tent",
+        "<p>A tunnel tent with a big porch for wet weather.</p>",
+        "Tents",
+        "220.00",
+        sleeps="2",
+        pack_time="10 minutes",
+    ),
+    _single(
+        5,
+        "Bothy Camp Table",
+        "bothy-table",
+        "<p>A roll-top aluminium table.</p>",
+        "Camp furniture",
+        "85.00",
+        seats="4–6",
+    ),
     {
         "id": 6,
         "title": "Loch Camp Chair",
