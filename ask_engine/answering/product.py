@@ -301,7 +301,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         text = _single_item(near, work.asked - _title_stems(doc)) or near.text
         answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
         return answer
-    if own is None and related and related[0].source == "disclosure":
+    if own is None and noticed:
         own = related[0]  # a notice speaking of it ("Meets BS 7177" for "fire retardant?") is not "not recorded"
     if own is not None:
         # the asked attribute is recorded, only not as asked ("can my 4-month-old puppy eat it?" and "Age range:

@@ -86,8 +86,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         and (
             levels.get(id(u), 0) > 0
             or code in country_codes_in(u.text)
-            or (place_name is not None and place_name in u.text.lower())
-            or (listing is not None and listing(u.text))
+            or (place_name is not None and _names_place(u.text, place_name, listing))
             or code in country_codes_in(u.context)
         )
     ]
@@ -114,7 +113,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         for u in pool:
             u.score += 0.15 if u in direct else 0.0
             # "Northern Ireland", not just "UK"; Texas's own line ("… OK, TX, MN …"), not just the US rates
-            u.score += 0.1 if place and (place in u.text.lower() or (listing is not None and listing(u.text))) else 0.0
+            u.score += 0.1 if place and _names_place(u.text, place, listing) else 0.0
             u.score += 0.1 * levels.get(id(u), 0)  # the town's own postcode area before its nation
             # "how long?" / "how much?" is answered by the sentence with the duration or the price in it
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
@@ -280,6 +279,7 @@ def _place_phrase(text: str, code: str) -> str | None:
 
 
 def _names_place(text: str, place: str, listing: Callable[[str], bool] | None) -> bool:
+    """`text` names `place` (lower-case), or lists its state's code among its neighbours' (`listing`)."""
     return place in text.lower() or (listing is not None and listing(text))
 
 

@@ -165,13 +165,18 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
         # "is the large a good fit for an 80 cm chest?": the entry holding 80 cm says
         answer.meta("Yes." if any(e.value in named for e in fitting) else "No.")
     for entry in chosen[:MAX_ENTRIES]:
-        answer.claim(
-            f"{doc.title} — {_plain(entry.text)}",
-            _cites_for(work.task, doc, entry.text),
-            markdown=f"**{doc.title}** — {entry.text}",
-            doc=doc.id,
-        )
+        _claim_line(answer, work, doc, entry.text)
     return answer
+
+
+def _claim_line(answer: _Answer, work: _Work, doc: Document, text: str) -> None:
+    """A guide entry or table row quoted after the product's name: "Harness — Size: M, Chest girth: 56–72 cm."."""
+    answer.claim(
+        f"{doc.title} — {_plain(text)}",
+        _cites_for(work.task, doc, text),
+        markdown=f"**{doc.title}** — {text}",
+        doc=doc.id,
+    )
 
 
 def _table_row(work: _Work, doc: Document) -> _Answer | None:
@@ -202,13 +207,7 @@ def _table_row(work: _Work, doc: Document) -> _Answer | None:
     for unit in fitting:
         text = unit.text.strip()
         if unit in rows:
-            text = text.rstrip(". ") + "."
-            answer.claim(
-                f"{doc.title} — {_plain(text)}",
-                _cites_for(work.task, doc, text),
-                markdown=f"**{doc.title}** — {text}",
-                doc=doc.id,
-            )
+            _claim_line(answer, work, doc, text.rstrip(". ") + ".")
         else:
             answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
     return answer
@@ -237,13 +236,7 @@ def _variant_row(work: _Work, doc: Document) -> _Answer | None:
     answer = _Answer()
     answer.use(doc.id)
     for row in rows:
-        text = row.text.strip().rstrip(". ") + "."
-        answer.claim(
-            f"{doc.title} — {_plain(text)}",
-            _cites_for(work.task, doc, text),
-            markdown=f"**{doc.title}** — {text}",
-            doc=doc.id,
-        )
+        _claim_line(answer, work, doc, row.text.strip().rstrip(". ") + ".")
     return answer
 
 

@@ -16,7 +16,7 @@ from ask_engine.markup import readable_text
 from ask_engine.sources.files import _Reader
 from ask_engine.sources.ids import _dedupe, _gid, _numeric_tail, slugify
 from ask_engine.sources.markup import _text_lines, html_to_text
-from ask_engine.sources.stock import _availability, _availability_fact, _backorder
+from ask_engine.sources.stock import _availability_fact, _stock
 from ask_engine.sources.values import (
     _BadValueError,
     _compact,
@@ -221,6 +221,7 @@ def _json_variant(
     title = reader.text("title") or " / ".join(v for _, v in options) or "Default Title"
     if gid is None:
         gid = _gid(shop, "ProductVariant", ident or sku or f"{product.handle}-{n + 1}")
+    available, backorder = _stock(reader)
     return _RawVariant(
         gid=gid,
         ident=ident,
@@ -228,9 +229,9 @@ def _json_variant(
         sku=sku,
         price=_price(reader, "price", "priceV2"),
         compare_at_price=_price(reader, "compare_at_price", "compareAtPrice", "compareAtPriceV2"),
-        available=_availability(reader),
+        available=available,
         options=tuple(options),
-        backorder=_backorder(reader),
+        backorder=backorder,
     )
 
 

@@ -21,36 +21,37 @@ class _Stocked(Protocol):
     def backorder(self) -> bool: ...
 
 
-def _availability(reader: _Reader) -> bool | None:
-    for name in ("available", "availableForSale", "available_for_sale"):
-        value = reader.data.get(name)
-        if isinstance(value, bool):
-            return value
-    tracked = reader.data.get("inventory_management", ...)
+def _stock(reader: _Reader) -> tuple[bool | None, bool]:
+    """(available, backorder) of a JSON variant. Available: as stated (`available`, `availableForSale`); else always
+    when its inventory is not tracked; else when its tracked quantity is above 0 or its inventory policy is
+    "continue"; None when no quantity is recorded. Backorder: none in stock, and sold anyway (a tracked quantity of
+    zero or less under the policy "continue"), whatever the stated availability."""
+    stated = next(
+        (
+            v
+            for name in ("available", "availableForSale", "available_for_sale")
+            if isinstance(v := reader.data.get(name), bool)
+        ),
+        None,
+    )
     item = reader.data.get("inventoryItem")
-    if tracked is None or (isinstance(item, dict) and item.get("tracked") is False):
-        return True  # inventory not tracked: Shopify always sells it
+    untracked = reader.data.get("inventory_management", ...) is None or (
+        isinstance(item, dict) and item.get("tracked") is False
+    )
     _, qty = reader.first("inventory_quantity", "inventoryQuantity")
+    _, policy = reader.first("inventory_policy", "inventoryPolicy")
+    continues = str(policy or "").lower() == "continue"
+    number = _decimal(qty) if qty is not None and not untracked else None
+    backorder = number is not None and number <= 0 and continues
+    if stated is not None:
+        return stated, backorder
+    if untracked:
+        return True, False  # inventory not tracked: Shopify always sells it
     if qty is None:
-        return None
-    number = _decimal(qty)
+        return None, False
     if number is None:
         raise SourceError(reader.file, reader.path("inventory_quantity"), f"not a number: {qty!r}")
-    _, policy = reader.first("inventory_policy", "inventoryPolicy")
-    return number > 0 or str(policy or "").lower() == "continue"
-
-
-def _backorder(reader: _Reader) -> bool:
-    """None in stock, and sold anyway: a tracked quantity of zero or less under the inventory policy "continue"."""
-    item = reader.data.get("inventoryItem")
-    if reader.data.get("inventory_management", ...) is None or (
-        isinstance(item, dict) and item.get("tracked") is False
-    ):
-        return False
-    _, qty = reader.first("inventory_quantity", "inventoryQuantity")
-    _, policy = reader.first("inventory_policy", "inventoryPolicy")
-    number = _decimal(qty) if qty is not None else None
-    return number is not None and number <= 0 and str(policy or "").lower() == "continue"
+    return number > 0 or continues, backorder
 
 
 def _availability_fact(variants: Sequence[_Stocked]) -> Fact | None:
