@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ask_engine.answering.addressing import asked_measures, ways_of
-from ask_engine.answering.commerce import _commerce, _price
+from ask_engine.answering.commerce import _commerce, _match_options, _options, _price, _variants_with
 from ask_engine.answering.facts import (
     _BOOLEAN_VALUES,
     _chosen_units,
@@ -65,7 +65,9 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
     for doc in targets[:4]:
         part = _Answer()
         if intent.price:
-            _price(part, doc, [], _cites_for(work.task, doc))
+            # "which is cheaper for a 250g bag?": each product's price in the option value named, where it has one
+            values, _ = _match_options(intent, _options(doc))
+            _price(part, doc, _variants_with(doc, values) if values else [], _cites_for(work.task, doc))
         if intent.options and not intent.price:
             # "which colours do they come in?": each product's own option list
             part.extend(_commerce(work, doc))

@@ -346,8 +346,14 @@ def _match_options(
             missing.append((colour_options[0], colour))
     size_options = [name for name, _ in options if _is_size_option(name)]
     if size_options and not any(n in chosen for n in size_options):
+        # "in a 1kg bag?" of a coffee sold in 250g only: a measure of the kind the sizes are written in, none of them
+        for name, values in options:
+            kinds = {m[1] for v in values if (m := measure(v)) is not None}
+            if name in size_options and kinds and (asked := [a for a in measures_in(intent.text) if a[1] in kinds]):
+                missing.append((name, f"{asked[0][0]:g} {asked[0][1]}"))
         for number in intent.numbers:
-            if re.search(rf"\b(?:size|in|uk|eu|us)\s+{re.escape(number)}\b", text):
+            # "in size 9", "in UK 7", "in a 1kg bag"
+            if re.search(rf"\b(?:size|in|in an?|uk|eu|us)\s+{re.escape(number)}(?![\d.,])", text):
                 missing.append((size_options[0], number))
     return chosen, missing[:1]
 

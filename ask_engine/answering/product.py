@@ -12,7 +12,15 @@ import numpy as np
 
 from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words, ways_of
 from ask_engine.answering.catalogue import _compare
-from ask_engine.answering.commerce import _asks_sku, _commerce, _named_option, _named_variant
+from ask_engine.answering.commerce import (
+    _asks_only_having,
+    _asks_sku,
+    _commerce,
+    _match_options,
+    _named_option,
+    _named_variant,
+    _options,
+)
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
     _asked_fact,
@@ -49,6 +57,7 @@ from ask_engine.language import (
     CONCEPTS,
     CONCEPTS_BY_NAME,
     OFFER_QUESTION_RE,
+    Intent,
     asks_options,
     content_stems,
     fact_key_matches,
@@ -98,6 +107,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     if not intent.options and _named_option(intent, doc):
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
+        intent = work.intent = replace(intent, options=True)
+    elif not (intent.options or intent.price or intent.stock) and intent.yes_no and _asks_for_value(intent, doc):
+        # "can I get the kettle in polished steel?", "can I buy it in a 1kg bag?": whether it comes in that option
+        # value (and is in stock), from the variants, not the description line that lists the options
         intent = work.intent = replace(intent, options=True)
     guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc) or _party_size(work, doc)
     if guide is not None:
@@ -158,6 +171,12 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         if policy is not None:
             return policy
     return answer
+
+
+def _asks_for_value(intent: Intent, doc: Document) -> bool:
+    """A yes/no question asking only whether the product comes in an option value it names, or one it lacks."""
+    chosen, missing = _match_options(intent, _options(doc))
+    return bool(missing) or (bool(chosen) and _asks_only_having(intent, doc, chosen))
 
 
 def _own_terms(work: _Work, doc: Document) -> _Answer | None:
