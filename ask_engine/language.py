@@ -22,6 +22,7 @@ __all__ = [
     "CONCEPTS",
     "CONCEPTS_BY_NAME",
     "OFFER_QUESTION_RE",
+    "OWNED_AGE_RE",
     "PREPOSITIONS",
     "Concept",
     "Intent",
@@ -276,6 +277,12 @@ def _cue_re(name: str) -> re.Pattern[str]:
 def text_cue(name: str, flags: int = 0) -> re.Pattern[str]:
     """The lexicon's `text_cues[name]` (English the answerer reads in questions and sentences) as one pattern."""
     return re.compile("|".join(_LEXICON["text_cues"][name]), flags)
+
+
+# a person named by age ("my 17 year old son", "our 5-year-old"): no product, whatever title shares "year old"
+OWNED_AGE_RE = re.compile(
+    rf"\b(?:my|our|his|her|their)\s+(?:{'|'.join(_LEXICON['text_cues']['age_phrase'])})", re.IGNORECASE
+)
 
 
 def lexicon_section(name: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ask_engine.language import OWNED_AGE_RE
 from ask_engine.plaintext import fold
 from ask_engine.sources import alias_key
 from ask_engine.types import Resolution, Turn, Unresolved
@@ -41,6 +42,14 @@ _SHORT_FOLLOW_UP_WORDS = 3
 # A single title word names its product when it is at least this long and at most this many documents use it.
 _NAME_MIN_CHARS = 4
 _NAME_MAX_DOCUMENTS = 3
+# with a product fixed by id, the share of another title the question must use (more than), beyond the words the
+# fixed product's title explains, to name that one too
+_NAMED_COVER = 0.5
+# a model code: letters and digits in one word ("c3s", "wh-1000xm5"), not a measure ("65w", "250g", "10ml")
+_CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z0-9-]{2,}")
+_MEASURE_CODE = re.compile(
+    r"\d+(?:[.,]\d+)?(?:mm|cm|m|km|in|ft|g|kg|mg|lb|lbs|oz|ml|cl|l|w|kw|v|mah|wh|gb|tb|mb|hz|pc|pcs|pk|x|p|k|th|st|nd|rd)"
+)
 
 
 def _stem(word: str) -> str:
@@ -122,19 +131,28 @@ class TitleMatcher:
                 for token in unique.intersection(_tokens(text)):
                     spread[token] += 1
         self._names = frozenset(t for t, n in spread.items() if n <= _NAME_MAX_DOCUMENTS)
+        # a model code in one title ("C3S", "2C1A"), however it is typed: letters and digits together name a product
+        self._codes = frozenset(
+            t for t, n in df.items() if n == 1 and _CODE.fullmatch(t) and not _MEASURE_CODE.fullmatch(t)
+        )
 
     def distinctive(self, token: str) -> bool:
         return 0 < self._df.get(token, 0) <= self._distinctive_df
 
+    def names_in(self, query: str) -> frozenset[str]:
+        """The title words `query` writes as names (capitalised, in one product's title, hardly used elsewhere)."""
+        return self._names & frozenset(_capitalised(query))
+
     def title_words(self, doc_id: str) -> frozenset[str]:
         return self._by_id.get(doc_id, frozenset())
 
-    def candidates(self, query: str) -> list[tuple[str, float, frozenset[str]]]:
-        """(doc_id, title coverage, matched words) for every product the query names."""
+    def candidates(self, query: str, *, codes: bool = True) -> list[tuple[str, float, frozenset[str]]]:
+        """(doc_id, title coverage, matched words) for every product the query names (by a model code too, with
+        `codes`)."""
         words = set(_tokens(query))
         if not words:
             return []
-        names = self._names & _capitalised(query)
+        names = (self._names & _capitalised(query)) | (self._codes & words if codes else frozenset())
         found: list[tuple[str, frozenset[str], float]] = []
         for title in self._titles:
             if not title.tokens:
@@ -190,15 +208,30 @@ def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = (
     ("Is the Aldergrove jacket warm?" with the women's Aldergrove's id is not also about the men's).
     """
     matcher = title_matcher(index)
+    # "can my 17 year old son sign for it?" names a person by age, not the "12 Year Old" whisky
+    query = OWNED_AGE_RE.sub(" ", query)
     if named:
         # with the product fixed by id, "will this cable work with my iPhone 15?" names the buyer's own phone, not
         # the shop's iPhone 15 case
         query = _OWNED.sub(" ", query)
-    candidates = matcher.candidates(query)
+    # with a product fixed by id, a model code in the question is more often the buyer's own device's ("will it fit
+    # my S24?") than another product's name
+    candidates = matcher.candidates(query, codes=not named)
     if named and candidates:
         words = set(_tokens(query))
         explained = [matcher.title_words(d) & words for d in named]
         candidates = [c for c in candidates if not any(c[2] <= seen for seen in explained if seen)]
+        # with the product fixed by id, another is named only by most of its title or by a name ("is the mist
+        # fragrance free?" is not about the "Oat Cream Cleanser – Fragrance Free"; "is it lighter than the
+        # Pinecrest?" is about the Pinecrest)
+        names = matcher.names_in(query)
+        seen = frozenset().union(*explained)
+
+        def names_it(doc_id: str, matched: frozenset[str]) -> bool:
+            title = matcher.title_words(doc_id)
+            return len(matched - seen) > _NAMED_COVER * len(title) or bool(matched & names)
+
+        candidates = [c for c in candidates if names_it(c[0], c[2])]
     if not candidates:
         return []
     lexical: dict[str, float] = {}

@@ -31,6 +31,7 @@ from ask_engine.types import Disclosure, Document, Draft, Evidence, Fact, Passag
 
 # (query, object asked about, informational remainder or None when any remainder will do)
 OPERATIONS: list[tuple[str, str, str | None]] = [
+    ("buying it for me now please", "order", None),
     ("add two of these to my cart - do they come in blue?", "cart", "do they come in blue?"),
     ("Add this to my basket please", "cart", ""),
     ("Put the Tarn boots in my bag", "cart", ""),
@@ -130,6 +131,9 @@ QUESTIONS: list[str] = [
     "Does the discount apply to sale items?",
     "Can items be added to an existing order?",
     "I bought boots last week and they leak, what can I do?",
+    # the asker's own shopping, described (a phone-accessories probe shop: "nothing was changed in your orders")
+    "buying christmas gifts now, what's the return deadline",
+    "Buying three of these, is there a multibuy discount?",
     "",
     "   ",
 ]

@@ -1,5 +1,6 @@
 """Option values asked for by name, and comparisons of two products, as four blind probe shops (wine, phone
-accessories, skincare, coffee) found them: "can I get the kettle in polished steel?" listed the colours without saying
+accessories, skincare, coffee) found them (and one more: a product fixed by id was answered beside another whose title only shares the asked
+attribute, "is the mist fragrance free?" and the "Oat Cream Cleanser – Fragrance Free"): "can I get the kettle in polished steel?" listed the colours without saying
 that one is sold out; "can I buy the blend in a 1kg bag?" of a coffee sold in 250g only said "in stock"; "which is
 cheaper for a 250g bag?" gave each product's price range; "which holds more water?" said neither capacity is
 recorded when both descriptions state it; "do u sell matcha?" was not read as "do you sell"; "how heavy is it?" said
@@ -114,6 +115,14 @@ PRODUCTS = [
         "42.00",
     ),
     _single(
+        8,
+        "Undyed Merino Yarn – Machine Washable",
+        "undyed-merino",
+        "<p>A blank canvas for dyeing at home: superwash-treated merino.</p>",
+        "Yarn",
+        "8.00",
+    ),
+    _single(
         7,
         "Birch Circular Knitting Needles",
         "birch-circulars",
@@ -127,7 +136,7 @@ FILES = {
     'gid_namespace = "woolandwhin"\n',
     "products.json": json.dumps({"products": PRODUCTS}),
 }
-MOORLAND, FELLSIDE, TARN, BAG, TOTE, WINDER, NEEDLES = (f"gid://woolandwhin/Product/{n}" for n in range(1, 8))
+MOORLAND, FELLSIDE, TARN, BAG, TOTE, WINDER, NEEDLES, MERINO = (f"gid://woolandwhin/Product/{n}" for n in range(1, 9))
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +187,11 @@ def test_a_charger_or_face_id_is_no_battery_or_age_question() -> None:
     assert "battery" in parse_query("how long does it take to charge?").concepts
     assert "age" not in parse_query("will face id still work with the screen protector?").concepts
     assert "age" in parse_query("do I need ID to buy it?").concepts
+
+
+def test_a_product_fixed_by_id_is_not_joined_by_one_sharing_only_the_asked_words(engine: Engine) -> None:
+    answer = ask_plain(engine, "is the moorland yarn machine washable?", MOORLAND)
+    assert "Undyed Merino" not in answer, answer
+    # named by most of its title, or by a name, the other product is still about the question
+    answer = ask_plain(engine, "is the moorland softer than the undyed merino yarn?", MOORLAND)
+    assert "Undyed Merino" in answer, answer

@@ -133,6 +133,19 @@ UK_LONG = {
     "| Northern Ireland | BT | £65 | up to 2 weeks |\n\n"
     "## Where we don't deliver\n\nWe can't deliver outside the UK, to the Channel Islands or the Isle of Man.\n",
 }
+# the rates table names the zone; the postcodes it covers are listed under a heading naming it (a wine merchant's
+# blind probe shop wrote its policy so)
+UK_LISTED = {
+    "shop.toml": '[shop]\nname = "Orchard Seats"\nurl = "https://orchard.example"\ncurrency = "GBP"\n',
+    "products.json": _PRODUCTS,
+    "policies/delivery.md": "---\ntype: shipping_policy\ntitle: Delivery\n---\n# Delivery\n\n"
+    "## Delivery zones and rates\n\n| Zone | Delivery time | Cost |\n|---|---|---|\n"
+    "| England and Wales | 3-5 working days | £19.00 |\n"
+    "| Scottish Highlands & Islands | 5-8 working days | £45.00 |\n"
+    "| Northern Ireland | 5-8 working days | £55.00 |\n\n"
+    "## Which postcodes count as Highlands & Islands?\n\n"
+    "AB31–AB38, FK17–FK21, HS, IV, KW, PA20–PA49, PH17–PH26 and ZE.\n",
+}
 US = {
     "shop.toml": '[shop]\nname = "Prairie Supply"\nurl = "https://prairie.example"\ncurrency = "USD"\n',
     "products.json": _PRODUCTS,
@@ -147,7 +160,14 @@ US = {
 def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[dict[str, Engine]]:
     made = {
         name: inline_engine(tmp_path_factory.mktemp(name) / "shop", files, embedder)
-        for name, files in (("uk", UK), ("au", AU), ("au_table", AU_TABLE), ("us", US), ("uk_long", UK_LONG))
+        for name, files in (
+            ("uk", UK),
+            ("au", AU),
+            ("au_table", AU_TABLE),
+            ("us", US),
+            ("uk_long", UK_LONG),
+            ("uk_listed", UK_LISTED),
+        )
     }
     yield {name: next(gen) for name, gen in made.items()}
     for gen in made.values():
@@ -167,6 +187,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         ("uk", "Do you deliver to Belfast?", ["Northern Ireland", "do not deliver"], ["Zone"]),
         # the policy's line listing the town's postcode area is found though retrieval ranks it low
         ("uk_long", "Can you deliver to Inverness?", ["IV postcode area", "£40"], []),
+        # ... or listed under a heading naming a zone of the rates table: that zone's rate
+        ("uk_listed", "How much is delivery to Inverness?", ["IV postcode area", "£45.00"], ["£19.00", "£55.00"]),
         ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
         # with its rate, the restriction naming the town's state, however far its words are from the question's
         (

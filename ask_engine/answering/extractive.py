@@ -43,6 +43,7 @@ Fixed phrases live in `prompts/phrases.j2`; `phrase(name, **kwargs)` renders one
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -72,6 +73,7 @@ from ask_engine.language import (
     normalize,
     parse_query,
     stem,
+    text_cue,
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Draft, DraftKind, Sentence, Task
@@ -81,6 +83,9 @@ if TYPE_CHECKING:
     from ask_engine.protocols import Embedder
 
 __all__ = ["ExtractiveGenerator"]
+
+# a statement about the asker, then the question ("I'm buying Christmas gifts, what's the return deadline?")
+_STATED_THEN_ASKED = text_cue("stated_then_asked", re.IGNORECASE)
 
 
 class ExtractiveGenerator:
@@ -138,6 +143,16 @@ class ExtractiveGenerator:
                 continue
             answer.sentences = answer.sentences[: budget if len(parts) > 1 else self.max_sentences]
             answers.append(answer)
+        unanswered = all(a.not_recorded for a in answers)
+        stated = _STATED_THEN_ASKED.match(query) if unanswered and len(parts) == 1 else None
+        if stated is not None:
+            # "I'm buying Christmas gifts, what's the return deadline?": what the asker says of themselves found
+            # nothing (or "nothing about gifts"); the question after it is answered on its own where it can be
+            answer, work_notes = self._answer(task, stated.group("question"), guarded=guarded)
+            if answer is not None and answer.sentences and not (answers and answer.not_recorded):
+                notes += work_notes
+                answer.sentences = answer.sentences[: self.max_sentences]
+                answers = [answer]
         if not answers:
             return self._no_answer(task, "no evidence sentence is relevant enough", *notes)
         if any(not a.not_recorded and any(s.kind == "claim" for s in a.sentences) for a in answers):

@@ -130,6 +130,10 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     absent = _absent_names(work.intent.text, task)
     # "these boots" names the product in view, which a policy does not mention: score on the rest of the words
     in_view = frozenset().union(*(_title_stems(d) | content_stems(d.product_type or "") for d in targets))
+    if policy_only and not intent.stems - _GENERIC_QUERY_STEMS - in_view:
+        # "what comes in the discovery kit?" asks nothing of a policy beyond the product's name, which its line of
+        # non-returnable items also uses
+        return None
     _score(work, units, ignore=in_view)
     if targets and intent.shipping:
         # "can you ship the chain lube by air?": the shipping sentence naming the product's kind is its own rule
@@ -392,6 +396,9 @@ def _absent_names(text: str, task: Task) -> list[str]:
     return absent
 
 
+_AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
+
+
 def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
     """Two-word things the question asks about ("gift wrapping") whose second word the evidence never uses, while
     it uses the first only in a different thing ("gift cards") that does not read as the same one."""
@@ -402,7 +409,8 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
     known = content_stems(haystack)
     # process verbs ("return stuff") and vague nouns name no thing
     ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
-    words = re.findall(r"[a-z][a-z'’-]*", work.intent.lower)
+    # "my 17 year old son": an age, not an "old son"
+    words = re.findall(r"[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", work.intent.lower))
     # the shop names its things in headings, FAQ questions, titles and list lines, not in running prose ("leave the
     # same day" names nothing)
     names = {u.context for u in units} | {u.text for u in units if len(u.text.split()) <= 6}

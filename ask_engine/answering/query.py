@@ -12,6 +12,7 @@ from ask_engine.answering.work import _is_untrusted, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     CONCEPTS_BY_NAME,
+    OWNED_AGE_RE,
     Intent,
     content_stems,
     normalize,
@@ -229,12 +230,13 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     # Men's and women's versions share a name, so a word in two titles can still name the product.
     limit = max(2, len(products) // 3)
     attribute_words = _concept_stems(intent)
+    asked = content_stems(OWNED_AGE_RE.sub(" ", intent.text)) if OWNED_AGE_RE.search(intent.text) else intent.stems
     candidates: list[tuple[int, float, frozenset[str], Document]] = []
     for doc in products:
         stems = titles[doc.id]
         if not stems:
             continue
-        matched = stems & intent.stems
+        matched = stems & asked
         distinctive = {
             s
             for s in matched

@@ -146,7 +146,15 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             # "Metro covers … Hobart" says which zone; the rates table's rows for that zone say what it costs
             rates = [u for u in _zone_rates(chosen, shipping_units) if _fits(chosen, u)][:2]
             # ... and a charge the town's state or nation adds on top ("Deliveries to Tasmania … attract a surcharge")
-            extra = [u for u in pool if u not in chosen and levels.get(id(u), 0) >= 1 and _MONEY.search(u.text)]
+            # (a sentence, not another zone's row of the rates table: "Zone: UK mainland (… Scotland), …: £6.95")
+            extra = [
+                u
+                for u in pool
+                if u not in chosen
+                and levels.get(id(u), 0) >= 1
+                and _MONEY.search(u.text)
+                and not _TABLE_ROW.match(u.text)
+            ]
             chosen += rates + (extra[:1] if rates else [])
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
@@ -211,12 +219,33 @@ def _zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> list[_Unit]
     request" is the answer for a sofa, though it names no amount)."""
     names = [m.group(1).strip() for u in chosen if (m := _ZONE_DEFINED.match(u.text))]
     if not names:
-        return []
+        return _heading_zone_rates(chosen, shipping_units)
     led = re.compile(
         rf"^\s*(?:(?:zone|region|area|band|destination)\s*:\s*)?(?:{'|'.join(re.escape(n) for n in names)})\b",
         re.IGNORECASE,
     )
     return [u for u in shipping_units if u not in chosen and led.match(u.text)]
+
+
+_TABLE_ROW = re.compile(r"^\s*[^,:]{1,24}:\s")
+# a table row's first field, after its label: "Zone: Scottish Highlands & Islands, Service: Standard, …"
+_FIRST_FIELD = re.compile(r"^\s*(?:[^,:]{1,24}:\s*)?(?P<field>[^:]+?)(?:,\s*[^,:]{1,30}:|$)")
+
+
+def _heading_zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> list[_Unit]:
+    """The rate rows of the zone a chosen line's heading names, when the line itself is only a list of places ("AB31–
+    AB38, …, IV, KW and ZE." under "Which postcodes count as Highlands & Islands?"): rows stating a price whose
+    first field uses mostly words of that heading ("Zone: Scottish Highlands & Islands, …, Cost: £14.95")."""
+    heading = frozenset().union(*(content_stems(u.context) for u in chosen if u.context and not _MONEY.search(u.text)))
+    if not heading:
+        return []
+    rows = []
+    for u in shipping_units:
+        m = _FIRST_FIELD.match(u.text)
+        field = content_stems(m.group("field")) if m else frozenset()
+        if u not in chosen and _MONEY.search(u.text) and field and 2 * len(field & heading) >= len(field) > 0:
+            rows.append(u)
+    return rows
 
 
 def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:

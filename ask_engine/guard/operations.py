@@ -339,6 +339,9 @@ _REQUEST_PREFIX = re.compile(
     r"i\s+(?:hereby\s+)?(?:request|ask)\s+(?:you\s+)?to)\b[\s,]*)+",
     re.IGNORECASE,
 )
+# A clause opening on "buying …" with no request before it, and not for the asker ("buying it for me"), describes
+# the asker's own shopping.
+_SHOPPING_NOW = re.compile(r"(?:buying|purchasing|ordering)\b(?!.*\bfor\s+(?:me|us)\b)", re.IGNORECASE)
 # First-person wishes ("I want to buy boots", "I'd like to order a tent") are shopping intent, not orders.
 _WISH_PREFIX = re.compile(
     r"(?:^|\s)i\s+(?:want|wanna|need|would\s+like|'d\s+like|d\s+like|wish|intend|am\s+going|'m\s+going|plan|'d\s+love|would\s+love)\s+to\s*$"
@@ -431,6 +434,9 @@ def _clause_operation(clause: str, *, after_question: bool = False) -> tuple[str
             continue
         if wish and obj == "order" and action == "buy":
             # "I'd like to buy a tent for winter" is someone shopping; "buy it for me" asks the shop to act.
+            continue
+        if obj == "order" and action == "buy" and prefix is None and _SHOPPING_NOW.match(rest):
+            # "buying Christmas gifts now, what's the return deadline?" says what the asker is doing
             continue
         return (obj, action, rest.rstrip(" ?!.,"))
     return None
