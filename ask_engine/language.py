@@ -329,6 +329,7 @@ _PRICE_NOT_RE = _cue_re("price_not")
 # "can I return ...?" → the verb a rule must allow
 _PERMISSION_RE = _cue_re("permission")
 _SHIPPING_TO_RE = _cue_re("shipping_to")
+_TRAVEL_TO_RE = _cue_re("travel_to")
 _ASKS_TIME_RE = _cue_re("asks_time")  # a clock time answers
 _OVERVIEW_POLICY_RE = _cue_re("overview_policy")  # "what's your returns policy?"
 
@@ -410,7 +411,12 @@ def parse_query(query: str) -> Intent:
     countries = country_codes_in(text, query=True)
     permission = _PERMISSION_RE.match(lower)
     # "how long does it take to get to Norway / to Texas?"
-    to_place = not shipping and bool(_SHIPPING_TO_RE.search(lower) and (countries or region_named(text)))
+    # ... but "going to Spain next month, can I use it there?" is the asker's trip, not a parcel's
+    to_place = (
+        not shipping
+        and not _TRAVEL_TO_RE.search(lower)
+        and bool(_SHIPPING_TO_RE.search(lower) and (countries or region_named(text)))
+    )
     return Intent(
         text=text,
         lower=lower,

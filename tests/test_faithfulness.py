@@ -108,7 +108,7 @@ def test_content_words_drop_stopwords_and_share_stems() -> None:
         ("I couldn't find that in the shop's information.", "refusal"),
         ("An answer isn't available right now.", "refusal"),
         # the sentence shown below the ranker's bar follows this hedge: still an abstention
-        ("The shop may not say exactly that for the Tarn Wellington Boot, but it records this.", "refusal"),
+        ("The shop does not say exactly that for the Tarn Wellington Boot, but it records this.", "refusal"),
         ("Nothing was changed in your cart: I can only answer questions.", "meta"),
         ("What would you like to know?", "meta"),
         ("Gift cards are non-refundable.", "claim"),

@@ -209,9 +209,9 @@ def test_below_the_bar_the_likeliest_sentence_follows_a_hedge(engine: Engine) ->
     # sharing no word with the question, so below the bar for an untied sentence too: a bare "not recorded"
     answer = ask_plain(engine, "is it ok for camping in January?", MAT)
     assert "Not warm enough" not in answer, answer
-    # ... while a sentence sharing the question's word ("pouch", at about 0.89) follows "may not say exactly"
+    # ... while a sentence sharing the question's word ("pouch", at about 0.89) follows "does not say exactly"
     answer = ask_plain(engine, "is the pouch big enough for the straps too?", HAMMOCK)
-    assert answer.startswith("The shop may not say exactly that for the Drift Camping Hammock"), answer
+    assert answer.startswith("The shop does not say exactly that for the Drift Camping Hammock"), answer
     assert "Packs into its own pouch." in answer, answer
     # the description's opening sentence says what the product is: its words tie it to nothing
     answer = ask_plain(engine, "how many pegs come with it?", TARP)

@@ -41,13 +41,27 @@ PRODUCTS = [
         "Tuners",
         "18.00",
     ),
+    {
+        "id": 2,
+        "title": "Ostrander Spring Capo",
+        "handle": "spring-capo",
+        "body_html": "<p>A spring capo for 6-string guitars.</p><p>Comes in a gift box with a spare pad.</p>",
+        "product_type": "Capos",
+        "vendor": "Ostrander",
+        "options": [{"name": "Finish", "values": ["Matt Black", "Gold"]}],
+        "variants": [
+            {"id": 21, "title": "Matt Black", "option1": "Matt Black", "price": "12.00", "available": True},
+            {"id": 22, "title": "Gold", "option1": "Gold", "price": "14.00", "available": True},
+        ],
+    },
     _single(
-        2,
-        "Ostrander Spring Capo",
-        "spring-capo",
-        "<p>A spring capo for 6-string guitars, in matt black.</p>",
-        "Capos",
-        "12.00",
+        5,
+        "Ostrander USB-C Power Delivery Pedal Supply",
+        "pedal-supply",
+        "<p>Powers up to eight pedals from any USB-C Power Delivery charger.</p><ul><li>Input: 100–240 V adapter "
+        "included, so it works abroad with a plug adapter (no voltage converter needed)</li></ul>",
+        "Power supplies",
+        "49.00",
     ),
     _single(
         4,
@@ -81,6 +95,14 @@ You can return unused items within 30 days of delivery for a refund.
 ## Items we can't take back
 Opened packs of strings and the Ostrander Spring Capo once fitted.
 """,
+    "policies/shipping.md": """---
+type: shipping_policy
+title: Shipping policy
+url: https://fretandreed.example/policies/shipping-policy
+---
+# Shipping policy
+We ship to the United Kingdom and Ireland only, with Royal Mail Tracked 48 for £3.95.
+""",
     "pages/visit.md": """---
 type: page
 title: Visit the shop
@@ -94,7 +116,7 @@ There is free parking behind the shop on Mill Lane. Blue Badge parking is right 
 5-minute walk.
 """,
 }
-TUNER, CAPO, STRINGS = (f"gid://fretandreed/Product/{n}" for n in range(1, 4))
+TUNER, CAPO, STRINGS, BANJO, SUPPLY = (f"gid://fretandreed/Product/{n}" for n in range(1, 6))
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +148,22 @@ def test_a_statement_about_the_asker_leaves_the_question_after_it(engine: Engine
 def test_an_age_is_no_compound_to_look_for(engine: Engine) -> None:
     answer = ask_plain(engine, "can my 15 year old son return unused strings?")
     assert "old son" not in answer, answer
+
+
+def test_a_trip_abroad_is_no_shipping_question(engine: Engine) -> None:
+    question = "Going to Spain next month. Can I use the pedal supply there or do I need a voltage converter?"
+    answer = ask_plain(engine, question, SUPPLY)
+    assert "works abroad" in answer, answer
+    assert "not listed" not in answer, answer
+
+
+def test_a_product_named_power_delivery_is_no_delivery_rule(engine: Engine) -> None:
+    answer = ask_plain(engine, "do you ship the pedal supply to Norway?", SUPPLY)
+    assert "Norway is not listed" in answer or "United Kingdom and Ireland only" in answer, answer
+    assert "Powers up to eight pedals" not in answer and "Pedal Supply (" not in answer, answer
+
+
+def test_comes_in_a_thing_that_is_no_option_is_read_in_the_description(engine: Engine) -> None:
+    answer = ask_plain(engine, "does the spring capo come in a gift box?", CAPO)
+    assert "gift box" in answer, answer
+    assert "Matt Black and Gold" not in answer, answer

@@ -198,7 +198,7 @@ def test_an_option_is_named_by_what_it_is_not_by_a_word_qualifying_it(engine: En
 def test_an_attribute_recorded_but_not_as_asked_is_offered_without_a_contradiction(engine: Engine) -> None:
     text = ask(engine, "Can I feed this to my 4-month-old puppy?", STEW)
     assert "has not recorded" not in text, text
-    assert "may not say exactly that" in text and "Puppies 8 weeks to 12 months" in text, text
+    assert "does not say exactly that" in text and "Puppies 8 weeks to 12 months" in text, text
 
 
 def test_lines_of_one_section_name_their_heading_once_and_the_one_asked_for_stands_alone(engine: Engine) -> None:

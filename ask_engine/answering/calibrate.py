@@ -32,8 +32,6 @@ from ask_engine.answering.ranker import FEATURES, RANKER_FILE, QuestionShape, Ra
 from ask_engine.answering.units import Unit, product_units
 from ask_engine.language import Intent
 
-# how far below the best mean balanced accuracy a lower "measure" bar may stay (`_addressed_bars`)
-ADDRESSED_TOLERANCE = 0.004
 DEV_FILES = ("semipqa-attribute-ranking-dev", "hetpqa-evidence-ranking-dev", "hetpqa-answer-generation-dev")
 TRAIN_FILES = ("hetpqa-answer-generation-train",)
 
@@ -283,18 +281,11 @@ def _lift(
 
 
 def _addressed_bars(
-    dev: dict[str, list[Item]],
-    cross: dict[str, list[np.ndarray[Any, Any]]],
-    bar: float,
-    min_abstention: float,
-    tolerance: float = ADDRESSED_TOLERANCE,
+    dev: dict[str, list[Item]], cross: dict[str, list[np.ndarray[Any, Any]]], bar: float, min_abstention: float
 ) -> tuple[tuple[str, float], ...]:
     """The lower bar for each way a unit can address the question (`addressing.ADDRESSING`), chosen like the bar:
     the highest mean balanced accuracy on the development files with abstention >= `min_abstention` on each. A
-    way whose lowered bar never helps keeps the ranker's bar (it is left out). Among the combinations within
-    `tolerance` of that best mean that keep its bars for the other ways, the lowest "measure" bar is kept: where the labelled data cannot tell the bars apart, a
-    unit stating the very kind of figure asked ("4.1 oz (116 g)" for "how heavy is it?") answers rather than a
-    "not recorded" beside it (the blind probe shops of 2026-12-05 found such units ranked 0.39 - 0.45)."""
+    way whose lowered bar never helps keeps the ranker's bar (it is left out)."""
     grids = {"measure": np.round(np.arange(0.30, bar, 0.05), 3), "word": np.round(np.arange(0.80, bar, 0.01), 3)}
     best: tuple[float, tuple[tuple[str, float], ...]] = (
         float(np.mean([figures(dev[n], outcomes(dev[n], cross[n]), bar)["balanced_accuracy"] for n in DEV_FILES])),
@@ -303,7 +294,6 @@ def _addressed_bars(
     combos: list[tuple[tuple[str, float], ...]] = [()]
     for way in ADDRESSING:
         combos = [(*c, (way, float(b))) for c in combos for b in grids.get(way, ())] + combos
-    scored: list[tuple[float, tuple[tuple[str, float], ...]]] = [best]
     for combo in combos:
         if not combo:
             continue
@@ -311,19 +301,9 @@ def _addressed_bars(
         if min(f["abstention"] for f in per) < min_abstention:
             continue
         mean = float(np.mean([f["balanced_accuracy"] for f in per]))
-        scored.append((mean, combo))
         if mean > best[0] + 1e-9:
             best = (mean, combo)
-    # the other ways keep the bars of the best combination; the "measure" bar goes as low as the data allows
-    others = {way: b for way, b in best[1] if way != "measure"}
-    close = [
-        (mean, combo)
-        for mean, combo in scored
-        if combo and mean >= best[0] - tolerance and {w: b for w, b in combo if w != "measure"} == others
-    ]
-    if not close:
-        return best[1]
-    return min(close, key=lambda mc: (dict(mc[1]).get("measure", bar), -mc[0]))[1]
+    return best[1]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ import numpy as np
 from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words, ways_of
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import (
+    _OPTION_WORD,
     _asks_only_having,
     _asks_sku,
     _commerce,
@@ -112,6 +113,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "can I get the kettle in polished steel?", "can I buy it in a 1kg bag?": whether it comes in that option
         # value (and is in stock), from the variants, not the description line that lists the options
         intent = work.intent = replace(intent, options=True)
+    elif intent.options and intent.yes_no and _asks_for_other_thing(intent, doc):
+        # "does the whisky come in a gift tube?" names neither an option nor one of its values: the description
+        # may say ("70cl comes in a gift tube"), and the list of sizes would answer nothing
+        intent = work.intent = replace(intent, options=False)
     guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc) or _party_size(work, doc)
     if guide is not None:
         # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes; "my dog is 32 kg, how much a
@@ -177,6 +182,15 @@ def _asks_for_value(intent: Intent, doc: Document) -> bool:
     """A yes/no question asking only whether the product comes in an option value it names, or one it lacks."""
     chosen, missing = _match_options(intent, _options(doc))
     return bool(missing) or (bool(chosen) and _asks_only_having(intent, doc, chosen))
+
+
+def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
+    """A yes/no "does it come in/with …?" naming no option, no option value, colour, size or figure, but words of its
+    own beyond the product's name and the lexicon's `having_words` ("a gift tube")."""
+    if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
+        return False
+    chosen, missing = _match_options(intent, _options(doc))
+    return not chosen and not missing and not _asks_only_having(intent, doc, {})
 
 
 def _own_terms(work: _Work, doc: Document) -> _Answer | None:

@@ -103,7 +103,11 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     restricted = [
         u
         for u in shipping_units
-        if u not in direct and u not in grouped and kinds & content_stems(u.text) and _SHIP_WORDS.search(u.text)
+        if u not in direct
+        and u not in grouped
+        and kinds & content_stems(u.text)
+        and _SHIP_WORDS.search(u.text)
+        and (u.evidence.passage.kind != "product" or _names_a_place(u.text))
     ]
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
@@ -347,7 +351,15 @@ def _region_name(country: str, region: str) -> str | None:
     return hit[1] if hit is not None and hit[0] == country else None
 
 
+def _names_a_place(text: str) -> bool:
+    """A product's own sentence is a delivery rule only where it names where ("… only ships to addresses in the
+    Republic of Ireland"), not for a word such as "Power Delivery" in "any USB-C Power Delivery charger"."""
+    return bool(country_codes_in(text) or group_members(text) or region_named(text))
+
+
 def _is_shipping_unit(unit: _Unit) -> bool:
     if unit.evidence.passage.link_type == "shipping_policy":
         return True
+    if unit.header:
+        return False  # a product's naming line ("… USB-C Power Delivery Wall Charger") is no delivery rule
     return bool(_SHIP_WORDS.search(unit.text) or _SHIP_WORDS.search(unit.evidence.passage.title))

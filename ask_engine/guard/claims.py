@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 _NOT_RECORDED = re.compile(
-    r"\b(?:has|have|had|does|do|did|may)\s*(?:n't|\s+not)\s+(?:recorded|record|listed|list|stated|state|said|say|"
+    r"\b(?:has|have|had|does|do|did)\s*(?:n't|\s+not)\s+(?:recorded|record|listed|list|stated|state|said|say|"
     r"mentioned|mention|specified|specify|provided|provide)\b|\bnot\s+(?:recorded|listed|stated|mentioned|specified)\b|"
     r"\bno\s+(?:record|information|details?|mention)\s+(?:of|about|on)\b",
     re.IGNORECASE,

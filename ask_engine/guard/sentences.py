@@ -100,7 +100,7 @@ def _sentences(text: str) -> tuple[str, ...]:
 _REFUSAL_PATTERNS = [
     r"\b(?:has|have|had)\s*(?:not|n't)\s+(?:been\s+)?recorded\b",
     r"\bnot (?:been )?recorded\b",
-    r"\b(?:does|do|may)(?: not|n't) say exactly that\b",
+    r"\b(?:does|do)(?: not|n't) say exactly that\b",
     r"\bno (?:recorded )?(?:information|details?|record|data)\b(?! (?:is|are) (?:collected|stored|shared|sold))",
     r"\b(?:do|does|did)\s*(?:not|n't)\s+(?:have|hold|list|mention|say|state|specify|include)\b[^.]*"
     r"\b(?:information|details?|record|data|whether|if|how|what|which)\b",
