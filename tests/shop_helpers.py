@@ -73,3 +73,34 @@ def inline_engine(folder: Path, files: Mapping[str, str], embedder: Any) -> Iter
     engine = Engine.open(build_inline_shop(folder, files, embedder), embedder=embedder)
     yield engine
     engine.close()
+
+
+def _storefront_product(pid: int, title: str, handle: str, body: str, kind: str, vendor: str) -> dict[str, Any]:
+    return {"id": pid, "title": title, "handle": handle, "body_html": body, "product_type": kind, "vendor": vendor}
+
+
+def single_variant_product(
+    pid: int, title: str, handle: str, body: str, kind: str, price: str, *, vendor: str, **specs: str
+) -> dict[str, Any]:
+    """A storefront product of one variant ("Default Title"), its `specs` as single-line metafields."""
+    return {
+        **_storefront_product(pid, title, handle, body, kind, vendor),
+        "variants": [{"id": pid * 10 + 1, "title": "Default Title", "price": price, "available": True}],
+        "metafields": [
+            {"namespace": "specs", "key": k, "type": "single_line_text_field", "value": v} for k, v in specs.items()
+        ],
+    }
+
+
+def one_option_product(
+    pid: int, title: str, handle: str, body: str, kind: str, *, vendor: str, option: str, prices: Mapping[str, str]
+) -> dict[str, Any]:
+    """A storefront product of one option, a variant (in stock) per value at its price."""
+    return {
+        **_storefront_product(pid, title, handle, body, kind, vendor),
+        "options": [{"name": option, "values": list(prices)}],
+        "variants": [
+            {"id": pid * 10 + n, "title": value, "option1": value, "price": price, "available": True}
+            for n, (value, price) in enumerate(prices.items())
+        ],
+    }

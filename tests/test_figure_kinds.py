@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -16,23 +17,9 @@ import pytest
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.engine import Engine
 from ask_engine.language import parse_query
-from tests.shop_helpers import ask_plain, inline_engine
+from tests.shop_helpers import ask_plain, inline_engine, one_option_product, single_variant_product
 
-
-def _single(pid: int, title: str, handle: str, body: str, kind: str, price: str, **specs: str) -> dict[str, Any]:
-    """A product of one variant, its `specs` as single-line metafields."""
-    return {
-        "id": pid,
-        "title": title,
-        "handle": handle,
-        "body_html": body,
-        "product_type": kind,
-        "vendor": "Birchfold",
-        "variants": [{"id": pid * 10 + 1, "title": "Default Title", "price": price, "available": True}],
-        "metafields": [
-            {"namespace": "specs", "key": k, "type": "single_line_text_field", "value": v} for k, v in specs.items()
-        ],
-    }
+_single = partial(single_variant_product, vendor="Birchfold")
 
 
 PRODUCTS = [
@@ -96,19 +83,16 @@ PRODUCTS = [
         "85.00",
         seats="4–6",
     ),
-    {
-        "id": 6,
-        "title": "Loch Camp Chair",
-        "handle": "loch-chair",
-        "body_html": "<p>A low folding chair with a side pocket.</p>",
-        "product_type": "Camp furniture",
-        "vendor": "Birchfold",
-        "options": [{"name": "Fabric", "values": ["Heather Tweed", "Charcoal Ripstop"]}],
-        "variants": [
-            {"id": 61, "title": "Heather Tweed", "option1": "Heather Tweed", "price": "45.00", "available": True},
-            {"id": 62, "title": "Charcoal Ripstop", "option1": "Charcoal Ripstop", "price": "39.00", "available": True},
-        ],
-    },
+    one_option_product(
+        6,
+        "Loch Camp Chair",
+        "loch-chair",
+        "<p>A low folding chair with a side pocket.</p>",
+        "Camp furniture",
+        vendor="Birchfold",
+        option="Fabric",
+        prices={"Heather Tweed": "45.00", "Charcoal Ripstop": "39.00"},
+    ),
 ]
 FILES = {
     "shop.toml": '[shop]\nname = "Birchfold Camping"\nurl = "https://birchfold.example"\ncurrency = "GBP"\n'

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 
 from ask_engine.engine import Engine
 from ask_engine.language import parse_query
-from tests.shop_helpers import ask_plain, inline_engine
+from tests.shop_helpers import ask_plain, inline_engine, single_variant_product
 
 
 def _variant(vid: int, colour: str, size: str, price: str, available: bool = True) -> dict[str, Any]:
@@ -47,16 +48,7 @@ def _yarn(pid: int, title: str, handle: str, body: str, variants: list[dict[str,
     }
 
 
-def _single(pid: int, title: str, handle: str, body: str, kind: str, price: str) -> dict[str, Any]:
-    return {
-        "id": pid,
-        "title": title,
-        "handle": handle,
-        "body_html": body,
-        "product_type": kind,
-        "vendor": "Wool & Whin",
-        "variants": [{"id": pid * 10 + 1, "title": "Default Title", "price": price, "available": True}],
-    }
+_single = partial(single_variant_product, vendor="Wool & Whin")
 
 
 PRODUCTS = [

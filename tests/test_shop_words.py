@@ -11,24 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 
 from ask_engine.engine import Engine
-from tests.shop_helpers import ask_plain, inline_engine
+from tests.shop_helpers import ask_plain, inline_engine, one_option_product, single_variant_product
 
-
-def _single(pid: int, title: str, handle: str, body: str, kind: str, price: str) -> dict[str, Any]:
-    return {
-        "id": pid,
-        "title": title,
-        "handle": handle,
-        "body_html": body,
-        "product_type": kind,
-        "vendor": "Ostrander",
-        "variants": [{"id": pid * 10 + 1, "title": "Default Title", "price": price, "available": True}],
-    }
+_single = partial(single_variant_product, vendor="Ostrander")
 
 
 PRODUCTS = [
@@ -41,19 +32,16 @@ PRODUCTS = [
         "Tuners",
         "18.00",
     ),
-    {
-        "id": 2,
-        "title": "Ostrander Spring Capo",
-        "handle": "spring-capo",
-        "body_html": "<p>A spring capo for 6-string guitars.</p><p>Comes in a gift box with a spare pad.</p>",
-        "product_type": "Capos",
-        "vendor": "Ostrander",
-        "options": [{"name": "Finish", "values": ["Matt Black", "Gold"]}],
-        "variants": [
-            {"id": 21, "title": "Matt Black", "option1": "Matt Black", "price": "12.00", "available": True},
-            {"id": 22, "title": "Gold", "option1": "Gold", "price": "14.00", "available": True},
-        ],
-    },
+    one_option_product(
+        2,
+        "Ostrander Spring Capo",
+        "spring-capo",
+        "<p>A spring capo for 6-string guitars.</p><p>Comes in a gift box with a spare pad.</p>",
+        "Capos",
+        vendor="Ostrander",
+        option="Finish",
+        prices={"Matt Black": "12.00", "Gold": "14.00"},
+    ),
     _single(
         5,
         "Ostrander USB-C Power Delivery Pedal Supply",

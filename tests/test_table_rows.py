@@ -14,28 +14,15 @@ import pytest
 
 from ask_engine.answering.measures import measures_in
 from ask_engine.engine import Engine
-from tests.shop_helpers import ask_plain, inline_engine
-
-
-def _variants(pid: int, values: list[str], price: str) -> list[dict[str, Any]]:
-    return [
-        {"id": pid * 10 + n, "title": v, "option1": v, "price": price, "available": True} for n, v in enumerate(values)
-    ]
+from tests.shop_helpers import ask_plain, inline_engine, one_option_product
 
 
 def _product(
     pid: int, title: str, handle: str, body: str, kind: str, option: str, values: list[str], price: str
 ) -> dict[str, Any]:
-    return {
-        "id": pid,
-        "title": title,
-        "handle": handle,
-        "body_html": body,
-        "product_type": kind,
-        "vendor": "Acorn Nursery",
-        "options": [{"name": option, "values": values}],
-        "variants": _variants(pid, values, price),
-    }
+    return one_option_product(
+        pid, title, handle, body, kind, vendor="Acorn Nursery", option=option, prices=dict.fromkeys(values, price)
+    )
 
 
 PORRIDGE_TABLE = (
