@@ -184,9 +184,14 @@ def _asks_for_value(intent: Intent, doc: Document) -> bool:
     return bool(missing) or (bool(chosen) and _asks_only_having(intent, doc, chosen))
 
 
+_COMES_IN = text_cue("comes_in", re.IGNORECASE)
+
+
 def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
-    """A yes/no "does it come in/with …?" naming no option, no option value, colour, size or figure, but words of its
+    """A yes/no "does it come in …?" naming no option, no option value, colour, size or figure, but words of its
     own beyond the product's name and the lexicon's `having_words` ("a gift tube")."""
+    if not _COMES_IN.search(intent.lower):
+        return False  # "does it come with the stick?" asks what is included, answered as before
     if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
         return False
     chosen, missing = _match_options(intent, _options(doc))
