@@ -152,7 +152,7 @@ class TitleMatcher:
         words = set(_tokens(query))
         if not words:
             return []
-        names = (self._names & _capitalised(query)) | (self._codes & words if codes else frozenset())
+        names = self.names_in(query) | (self._codes & words if codes else frozenset())
         found: list[tuple[str, frozenset[str], float]] = []
         for title in self._titles:
             if not title.tokens:

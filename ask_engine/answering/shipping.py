@@ -247,7 +247,7 @@ def _heading_zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> lis
     for u in shipping_units:
         m = _FIRST_FIELD.match(u.text)
         field = content_stems(m.group("field")) if m else frozenset()
-        if u not in chosen and _MONEY.search(u.text) and field and 2 * len(field & heading) >= len(field) > 0:
+        if u not in chosen and _MONEY.search(u.text) and field and 2 * len(field & heading) >= len(field):
             rows.append(u)
     return rows
 
