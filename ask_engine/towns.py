@@ -171,16 +171,19 @@ def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
     return 2 * 6371.0 * math.asin(math.sqrt(h))
 
 
-def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
+def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] = ()) -> Town | None:
     """The town or city a question names as a destination ("… deliver to Brighton?"), or None. A name several
-    places share is read as the one in the first country of `prefer` that has it (the buyer's, the shop's, then
-    those its shipping lines name), else the most populous; one only abroad must be a city (`FOREIGN_CITY`). A
+    places share is read as the one in the first country of `prefer` that has it (the buyer's, then the shop's),
+    else the most populous of those in the countries `named` (the shop's shipping lines name them, in no order
+    that means anything: "London" in a shop shipping to "USA & Canada" and "UK & Europe" is the UK's), else the
+    most populous; one outside `prefer` and `named` must be a city (`FOREIGN_CITY`). A
     name must follow a destination word, and is taken as written in capitals unless the whole question is in lower
     case, so "deliver to reading glasses" is no town."""
     towns: dict[str, list[list[Any]]] = _data()["towns"]
     regions: dict[str, str] = _data()["regions"]
     capitals = question != question.lower()
     rank = {code: n for n, code in enumerate(prefer)}
+    rank.update({code: len(prefer) for code in named if code not in rank})
     words = list(_WORD.finditer(question))
     for i, first in enumerate(words):
         if not _BEFORE.search(question[: first.start()]):
@@ -190,8 +193,8 @@ def town_named(question: str, prefer: Sequence[str] = ()) -> Town | None:
             entries = towns.get(key)
             if not entries:
                 continue
-            best = min(entries, key=lambda e: (rank.get(e[0], len(rank)), -e[2]))
-            if prefer and best[0] not in rank and best[2] < FOREIGN_CITY:
+            best = min(entries, key=lambda e: (rank.get(e[0], len(prefer) + 1), -e[2]))
+            if rank and best[0] not in rank and best[2] < FOREIGN_CITY:
                 continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
             code, region_key = best[0], best[1]
             areas = _areas_by_town().get(key, ()) if code == "GB" else ()

@@ -32,6 +32,9 @@ def test_a_shared_name_is_read_in_the_countries_preferred() -> None:
     perth_gb = town_named("Do you ship to Perth?", ["GB"])
     assert perth_au is not None and perth_au.region == "Western Australia"
     assert perth_gb is not None and (perth_gb.region, perth_gb.postcode_areas) == ("Scotland", ("PH",))
+    # the countries a shop's shipping lines name are named in no order that means anything: the most populous
+    london = town_named("how much is postage to london", ["AU"], ["US", "CA", "GB"])
+    assert london is not None and london.country == "GB"
 
 
 def test_what_is_not_a_destination_town() -> None:
@@ -146,6 +149,17 @@ UK_LISTED = {
     "## Which postcodes count as Highlands & Islands?\n\n"
     "AB31–AB38, FK17–FK21, HS, IV, KW, PA20–PA49, PH17–PH26 and ZE.\n",
 }
+# international regions listed with the Americas first (a baby-clothes shop's blind probe wrote its policy so)
+AU_WORLD = {
+    "shop.toml": '[shop]\nname = "Saltbush Kids"\nurl = "https://saltbush.example"\ncurrency = "AUD"\n',
+    "products.json": _PRODUCTS,
+    "policies/shipping.md": "---\ntype: shipping_policy\ntitle: Shipping\n---\n# Shipping\n\n"
+    "We ship Australia-wide for $9.95.\n\n## International\n\n"
+    "| Region | Cost (AUD) | Delivery time |\n|---|---|---|\n"
+    "| USA & Canada | $34.95 | 7–14 business days |\n"
+    "| UK & Europe | $39.95 | 7–15 business days |\n\n"
+    "Import duties and taxes are the customer's responsibility.\n",
+}
 US = {
     "shop.toml": '[shop]\nname = "Prairie Supply"\nurl = "https://prairie.example"\ncurrency = "USD"\n',
     "products.json": _PRODUCTS,
@@ -167,6 +181,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
             ("us", US),
             ("uk_long", UK_LONG),
             ("uk_listed", UK_LISTED),
+            ("au_world", AU_WORLD),
         )
     }
     yield {name: next(gen) for name, gen in made.items()}
@@ -189,6 +204,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         ("uk_long", "Can you deliver to Inverness?", ["IV postcode area", "£40"], []),
         # ... or listed under a heading naming a zone of the rates table: that zone's rate
         ("uk_listed", "How much is delivery to Inverness?", ["IV postcode area", "£45.00"], ["£19.00", "£55.00"]),
+        ("au_world", "how much is postage to london", ["United Kingdom", "$39.95"], ["United States", "$34.95"]),
         ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
         # with its rate, the restriction naming the town's state, however far its words are from the question's
         (

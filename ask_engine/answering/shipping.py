@@ -257,9 +257,8 @@ def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
     shipping sentences name, where several places share the name."""
     home = home_country(work.task.shop_currency)
     prefer = [c for c in dict.fromkeys([(work.task.country or "").upper(), home or ""]) if c]
-    for u in shipping_units:
-        prefer += [c for c in country_codes_in(u.text) if c not in prefer]
-    return town_named(work.intent.text, prefer)
+    named = list(dict.fromkeys(c for u in shipping_units for c in country_codes_in(u.text)))
+    return town_named(work.intent.text, prefer, named)
 
 
 def _town_level(town: Town, text: str) -> int:
