@@ -61,6 +61,8 @@ _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 # plural forms the stemmer cannot undo by rule (lexicon data)
 _IRREGULAR: dict[str, str] = _LEXICON["irregular_plurals"]
+# "subscription" read as "subscribe": a noun's ending the rules above cannot undo (lexicon data), longest first
+_NOUN_ENDINGS = tuple(sorted(_LEXICON["noun_endings"].items(), key=lambda kv: -len(kv[0])))
 # British spellings read as the American ones ("sulphate" as "sulfate", "moisturiser" as "moisturizer"; lexicon data)
 _SPELLING_WORDS: dict[str, str] = _LEXICON["spellings"]["words"]
 _SPELLING_RULES = tuple((re.compile(pattern), repl) for pattern, repl in _LEXICON["spellings"]["rules"])
@@ -99,6 +101,9 @@ def _raw_stem(word: str) -> str:
             break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
+    for ending, verb in _NOUN_ENDINGS:
+        if w.endswith(ending) and len(w) > len(ending):
+            return w[: -len(ending)] + verb
     return w
 
 

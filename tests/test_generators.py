@@ -470,7 +470,8 @@ def test_size_in_stock_lists_each_matching_variant(
 def test_variant_price_of_a_named_size(generator: ExtractiveGenerator, candles: Shop) -> None:
     task = candles.task("How much is the 16 oz size?", ["Cedar Smoke Soy Candle"], resolved=["Cedar Smoke Soy Candle"])
     draft = generator.generate(task)
-    assert claims(draft) == ["The price of the Cedar Smoke Soy Candle in 16 oz is $54.00."]
+    # the one variant named is sold out: said beside its price, which alone reads as on offer
+    assert claims(draft) == ["The price of the Cedar Smoke Soy Candle in 16 oz is $54.00.", "16 oz is sold out."]
 
 
 def test_options_question_lists_the_recorded_options(generator: ExtractiveGenerator, sample: Shop) -> None:

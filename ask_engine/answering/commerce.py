@@ -18,6 +18,7 @@ from ask_engine.language import (
     content_stems,
     join_and,
     lexicon_section,
+    parse_query,
     stem,
     text_cue,
     word_list,
@@ -35,6 +36,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
     answer.use(doc.id)
     options = _options(doc)
     chosen, missing = _match_options(intent, options)
+    chosen = _with_other_parts(work, options, chosen)
     named = _named_variant(task, doc)
     variants = [named] if named else _variants_with(doc, chosen) if chosen else []
     title = doc.title
@@ -72,7 +74,10 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
                 cites,
                 markdown=f"The SKU of the **{title}**{which} is {v.sku}",
             )
-    if variants and (intent.stock or named):
+    # the variants the question names by their option values, all sold out, are said to be, whatever was asked ("is
+    # it on sale? need a size 2" when size 2 is sold out): their price or size chart alone reads as on offer
+    sold_named = bool(chosen) and len(variants) < len(doc.variants) and all(v.available is False for v in variants)
+    if variants and (intent.stock or named or sold_named):
         _stock_sentences(answer, doc, variants, cites)
     elif intent.stock and not variants:
         availability = doc.fact("availability")
@@ -143,6 +148,19 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             answer.gaps.append(option_gap(asked_word, doc))
     answer.sentences = _dedupe_sentences(answer.sentences)
     return answer
+
+
+def _with_other_parts(
+    work: _Work, options: list[tuple[str, tuple[str, ...]]], chosen: dict[str, list[str]]
+) -> dict[str, list[str]]:
+    """The option values a part of a question names, with the one value of each other option the rest of the
+    question names: "is the rosewood cardi on sale? can i get it in a size 2" asks of Rosewood / 2 in both parts,
+    though each part names one of them. A part naming no value is left as it is."""
+    if not chosen or " ".join(work.task.query.split()) == " ".join(work.intent.text.split()):
+        return chosen
+    whole, _ = _match_options(parse_query(work.task.query), options)
+    extra = {name: values for name, values in whole.items() if name not in chosen and len(values) == 1}
+    return {**chosen, **extra} if extra else chosen
 
 
 def _asks_only_having(intent: Intent, doc: Document, chosen: dict[str, list[str]]) -> bool:
@@ -327,6 +345,13 @@ def _match_options(
                 hit = hit or value in named_sizes
             if hit:
                 chosen.setdefault(name, []).append(value)
+        if len(chosen.get(name, ())) > 1 and intent.numbers:
+            # "in 28 x 1.75? need the 47-622 one": the value using the most of the question's figures, not every
+            # value sharing one of them ("28 x 1.40 (37-622)")
+            used = {v: sum(n in re.split(r"[^a-z0-9]+", v.lower()) for n in intent.numbers) for v in chosen[name]}
+            most = max(used.values())
+            if most > 1:
+                chosen[name] = [v for v in chosen[name] if used[v] == most]
         if name not in chosen and len(values) > 1:
             # "the green velvet one" for "Forest Green Velvet", "the boucle" for "Oatmeal Bouclé": a word of the
             # question that only one of the option's values uses names that value

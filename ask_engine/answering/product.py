@@ -117,7 +117,12 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "does the whisky come in a gift tube?" names neither an option nor one of its values: the description
         # may say ("70cl comes in a gift tube"), and the list of sizes would answer nothing
         intent = work.intent = replace(intent, options=False)
-    guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc) or _party_size(work, doc)
+    # "do u have it in clay size 0000?" asks whether that variant is had, which the size chart's row for 0000 does
+    # not say
+    having = intent.yes_no and not intent.price and _asks_for_value(intent, doc)
+    guide = None
+    if not having:
+        guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc) or _party_size(work, doc)
     if guide is not None:
         # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes; "my dog is 32 kg, how much a
         # day?": the feeding table's row for 32 kg
@@ -500,11 +505,16 @@ def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable
     def states(text: str) -> bool:
         return (
             any(mentions_concept(text, c) for c in wanted)
+            # "what comes in the set?": a lead-in and its list of items ("Five teas in a tin: Darjeeling, 20 g; …")
+            or ("contents" in wanted and bool(_LEAD_AND_ITEMS.search(text)))
             or bool(shared & content_stems(text))
             or any(m.states.search(text) for m in figures)
         )
 
     return states
+
+
+_LEAD_AND_ITEMS = re.compile(r":\s+[^;:]+;\s+[^;:]+")
 
 
 def _reference_stems(question: str, doc: Document) -> frozenset[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
+from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
 from ask_engine.answering.facts import _fact_sentence
 from ask_engine.answering.measures import _AND_UP, _FIGURE, _OVER, _RANGE, _UP_TO, _base, _number, _unit, measures_in
@@ -156,7 +157,14 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     figures = measures_in(intent.text)
     beside = _beside_figures(intent.text)
     fitting = _tightest(entries, lambda e: _held_in(e.text, beside, figures, e.ranges))
-    chosen = fitting or [e for e in entries if e.value in named]
+    # a size named with no figure to fit ("is it on sale? need a size 14") asks for that variant, not its chart entry,
+    # unless the question asks for a kind of figure ("how long is the 14?") or names one of the entry's labels
+    asks_entry = (
+        bool(asked_measures(intent.text))
+        or "fit" in intent.concepts
+        or any(e.label and content_stems(e.label) & intent.stems for e in entries)
+    )
+    chosen = fitting or ([e for e in entries if e.value in named] if asks_entry or figures else [])
     if not chosen:
         return None
     answer = _Answer()
