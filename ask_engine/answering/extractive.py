@@ -129,7 +129,6 @@ class ExtractiveGenerator:
         # "Is this waterproof, and can I return it if it doesn't fit?" is two questions: each part is answered on
         # its own, in order, within the sentence budget.
         parts = _question_parts(query, in_view=bool(task.resolution.doc_ids), names_variant=_variant_namer(task))
-        budget = max(1, self.max_sentences // len(parts))
         answers: list[_Answer] = []
         notes: list[str] = []
         for part in parts:
@@ -141,8 +140,12 @@ class ExtractiveGenerator:
                 # "does it need batteries? if so, what size?" → "it does not require batteries": the part after
                 # "if so" may not hold, and the answered part before it says whether it does
                 continue
-            answer.sentences = answer.sentences[: budget if len(parts) > 1 else self.max_sentences]
             answers.append(answer)
+        # the sentence budget is shared by the parts that answer: "how much for gift wrap, and can you leave the
+        # price out? it's for my sister" is three parts, of which one finds its FAQ entry and keeps its price line
+        budget = max(1, self.max_sentences // max(1, len(answers)))
+        for answer in answers:
+            answer.sentences = answer.sentences[:budget]
         unanswered = all(a.not_recorded for a in answers)
         stated = _STATED_THEN_ASKED.match(query) if unanswered and len(parts) == 1 else None
         if stated is not None:

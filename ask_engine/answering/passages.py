@@ -179,7 +179,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     work.plain_match = plainly
     # ... nor is the policy's entry naming the product's kind ("Opened lubricants" for "an opened bottle of chain
     # lube?"): the compound the question names is the product in view, not another thing
-    compounds = [] if plainly or specific is not None else _absent_compounds(work, units)
+    compounds = [] if plainly or specific is not None else _absent_compounds(work, units) or _apart(work, units)
     if compounds:
         # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
         answer = _Answer(not_recorded=True, gaps=[shop_gap(c) for c in compounds])
@@ -433,6 +433,35 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
         if float(np.max(work.similarity(sorted(rivals), probe=asked))) < COMPOUND_SAME:
             found.append(asked)
     return found
+
+
+_HAS_THING = text_cue("has_thing", re.IGNORECASE)
+
+
+def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
+    """The two-word thing a question asks whether the shop has ("do you give a military discount?") when the evidence
+    uses both its words, but never in one sentence with its heading ("Discount codes can't be combined", "Military
+    addresses ship by Priority Mail"): the shop names two other things. Only the
+    first such pair of the question's content words (process, offering and generic words, names and numbers are
+    not things), and only for a question asking whether the shop has something (lexicon `has_thing`)."""
+    intent = work.intent
+    if not _HAS_THING.search(intent.lower):
+        return []
+    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(intent.text)
+    said = [_said_by(u) for u in units]
+    known = frozenset().union(*said)
+    # a figure's unit is no thing ("a 28 inch inner tube" is no "inch inner")
+    words = re.findall(r"\d[\d.,/]*\s*[a-z]*|[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", intent.lower))
+    for first, second in pairwise(words):
+        if first[0].isdigit() or second[0].isdigit():
+            continue
+        pair = content_stems(first) | content_stems(second)
+        # a word the evidence never uses may be the shop's thing in other words ("a physical store" for "a shop I
+        # can visit"): only two words both used elsewhere say the thing is two other things
+        if len(pair) != 2 or pair & ignore or not pair <= known:
+            continue
+        return [] if any(pair <= s for s in said) else [f"{first} {second}"]
+    return []
 
 
 def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:
