@@ -111,6 +111,10 @@ entries:
   - question: Do you post to military addresses?
     anchor: military
     answer: Yes, military (BFPO) addresses are sent by Royal Mail Tracked at the standard rate.
+  - question: Can you gift wrap my order?
+    anchor: gift-wrap
+    answer: Yes, tick Add gift wrapping in your basket. Wrapping costs £3.50 per order, in recycled paper with a
+      linen ribbon. We never put prices in wrapped parcels.
   - question: Are pets allowed in the shop?
     anchor: pets
     answer: Well-behaved dogs on a lead are welcome in the shop, and there's a water bowl by the door.
@@ -192,3 +196,11 @@ def test_a_thing_whose_two_words_the_shop_uses_only_apart_is_not_found(engine: E
     # ... while a thing the shop names with both words, here its FAQ question and answer, is answered
     club = ask_plain(engine, "do you have a tea subscription?")
     assert "Tea Club" in club and "couldn't find" not in club, club
+
+
+def test_the_parts_that_answer_share_the_sentence_budget(engine: Engine) -> None:
+    # three parts, of which the first finds its FAQ entry: its price line is not cut to one sentence of four
+    answer = ask_plain(
+        engine, "how much for gift wrap, and can you make sure the price isnt in the parcel? its for my sister"
+    )
+    assert "£3.50" in answer, answer
