@@ -7,7 +7,8 @@ subscribe & save option?" found nothing against an FAQ "Do you have autoship or 
 dog w me" asked about "dog w". A small tea and linen shop of another trade, indexed with the real embedding model
 and asked through `Engine.ask`. Also: "do you have this in 28 x 1.75?" said "Yes, it comes in" three sizes sharing the
 28 (the one asked for is sold out), "what comes in the candle care kit?" listed its finishes, and "do you give a
-military discount?" quoted "Discount codes can't be combined" and the rate for military addresses."""
+military discount?" quoted "Discount codes can't be combined" and the rate for military addresses; "my dog's chest
+measures 24 inches, what size?" listed the sizes where the size guide page has the product's own table."""
 
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ PRODUCTS = [
         "id": 2,
         "title": "Smoky Lapsang Souchong Loose Leaf Tea",
         "handle": "smoky-lapsang",
-        "body_html": "<p>Pine-smoked black tea from Fujian.</p>",
+        "body_html": "<p>Pine-smoked black tea from Fujian.</p><p>Use 2 g of leaf per 250 ml cup, and brew for 3 to 4 "
+        "minutes.</p>",
         "product_type": "Loose leaf tea",
         "options": [{"name": "Size", "values": ["50 g Pouch", "100 g Caddy", "250 g Refill Bag"]}],
         "variants": [
@@ -96,6 +98,42 @@ PRODUCTS += [
         "variants": [_variant(41, ["Red"], "22.00"), _variant(42, ["Green"], "22.00")],
     },
 ]
+PRODUCTS += [
+    {
+        "id": 5,
+        "title": "Waxed Canvas Gardening Gloves",
+        "handle": "gardening-gloves",
+        "body_html": "<p>Waxed cotton canvas with suede palms, for pruning roses and clearing brambles.</p>",
+        "product_type": "Gloves",
+        "options": [{"name": "Size", "values": ["S", "M", "L"]}],
+        "variants": [_variant(51, ["S"], "24.00"), _variant(52, ["M"], "24.00"), _variant(53, ["L"], "24.00")],
+    },
+]
+SIZE_GUIDE = """---
+type: size_guide
+title: Size Guide
+url: https://leafandloom.example/pages/size-guide
+---
+# Size Guide
+
+Measure around your hand just below the knuckles, with the hand flat.
+
+## Leather Potting Gloves
+
+| Size | Hand circumference |
+|---|---|
+| S | 16-18 cm |
+| M | 18-20 cm |
+| L | 20-23 cm |
+
+## Waxed Canvas Gardening Gloves
+
+| Size | Hand circumference |
+|---|---|
+| S | 17-19 cm |
+| M | 19-22 cm |
+| L | 22-25 cm |
+"""
 FAQ = """url: https://leafandloom.example/pages/faq
 entries:
   - question: Do you have autoship or a subscription?
@@ -123,6 +161,7 @@ SHOP = {
     "shop.toml": '[shop]\nname = "Leaf & Loom"\nurl = "https://leafandloom.example"\ncurrency = "GBP"\n',
     "products.json": json.dumps({"products": PRODUCTS}),
     "faq.yaml": FAQ,
+    "pages/size-guide.md": SIZE_GUIDE,
 }
 
 
@@ -204,3 +243,21 @@ def test_the_parts_that_answer_share_the_sentence_budget(engine: Engine) -> None
         engine, "how much for gift wrap, and can you make sure the price isnt in the parcel? its for my sister"
     )
     assert "£3.50" in answer, answer
+
+
+def test_a_size_guide_pages_table_for_the_product_gives_the_size_for_a_measurement(engine: Engine) -> None:
+    data = engine.ask({"query": "my hand measures 21 cm around, what size should i get?", "ids": ["gardening-gloves"]})
+    answer = data.to_json()
+    assert "Size: M, Hand circumference: 19-22 cm" in answer["answer"]["plain"], answer["answer"]["plain"]
+    assert "20-23 cm" not in answer["answer"]["plain"]  # not the other gloves' table
+    assert "17-19 cm" not in answer["answer"]["plain"]  # nor the whole table: the row holding 21 cm
+    urls = [link["url"] for link in answer.get("links") or []]
+    assert any(url.startswith("https://leafandloom.example/pages/size-guide") for url in urls), urls
+
+
+def test_how_much_to_use_is_no_price_question(engine: Engine) -> None:
+    assert not parse_query("how much sealant do i put in a 29er tyre").price
+    assert parse_query("how much is the sealant?").price
+    answer = ask_plain(engine, "how much lapsang do i put in a 250 ml cup", "smoky-lapsang")
+    assert "2 g of leaf per 250 ml cup" in answer, answer
+    assert "£" not in answer, answer

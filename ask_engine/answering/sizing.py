@@ -25,7 +25,7 @@ from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
 from ask_engine.language import content_stems
-from ask_engine.types import Document
+from ask_engine.types import Document, Task
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
 _T = TypeVar("_T")
@@ -39,6 +39,7 @@ class _Entry:
     text: str  # as the shop wrote it ("M: fits necks 35-50 cm, 25 mm wide")
     ranges: tuple[tuple[float, float, str], ...]  # (low, high, unit) of every range it states
     label: str = ""  # the fact's label, for a part of a fact ("Max dog weight")
+    cite: int | None = None  # the evidence number of the size guide page's section it comes from
 
 
 def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
@@ -55,29 +56,56 @@ def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
     return tuple(out)
 
 
-def _entries(doc: Document, values: tuple[str, ...]) -> list[_Entry]:
+def _entries(doc: Document, values: tuple[str, ...], task: Task | None = None) -> list[_Entry]:
     """The product's size guide: each line or fact part that starts with one of `values` (or a table row whose first
-    cell is one) and states a range."""
+    cell is one) and states a range; with `task`, the product's own section of a size guide page among the evidence
+    too (a "Harness & Collar Size Guide" with a "TrailMate No-Pull Dog Harness" table), when its own text has none."""
     alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
     # "M: fits necks 35-50 cm", or a table's row whose first cell is the size ("Size: L, Chest girth: 70–85 cm")
     starts = re.compile(
         rf"^\s*(?:({alternatives})\s*[:=–-]|[^:,;]{{1,30}}:\s*({alternatives})\s*,)\s*\S",
         re.IGNORECASE,
     )
-    out: list[_Entry] = []
+    parts: list[tuple[str, str, str, int | None]] = []  # (part, its label, the text quoted, the page's evidence)
     for unit in product_units(doc, untrusted=_is_untrusted):  # the units the ranker reads
-        if unit.kind not in {"description", "fact"}:
+        if unit.kind == "description":
+            parts.append((unit.text, "", unit.text, None))
+        elif unit.kind == "fact":
+            parts += [(part, unit.label, f"{unit.label}: {part}", None) for part in re.split(r"\s*;\s*", unit.value)]
+    own = _matching(parts, starts, values)
+    if own or task is None:
+        return own
+    return _matching(_guide_sections(task, doc), starts, values)
+
+
+def _matching(
+    parts: Sequence[tuple[str, str, str, int | None]], starts: re.Pattern[str], values: tuple[str, ...]
+) -> list[_Entry]:
+    out: list[_Entry] = []
+    for part, label, text, cite in parts:
+        match = starts.match(part)
+        ranges = _ranges(part) if match else ()
+        if match and ranges:
+            named = match.group(1) or match.group(2)
+            value = next(v for v in values if v.lower() == named.lower())
+            out.append(_Entry(value, text.rstrip(". ") + ".", ranges, label, cite))
+    return out
+
+
+def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int | None]]:
+    """The lines of the evidence's page sections headed by the product's name (every word of its title, or of the
+    heading, in the other): a size guide page's table for this product."""
+    title = content_stems(doc.title)
+    out: list[tuple[str, str, str, int | None]] = []
+    for ev in task.evidence:
+        passage = ev.passage
+        if passage.kind != "page" or " — " not in passage.title:
             continue
-        parts = [unit.text] if unit.kind == "description" else re.split(r"\s*;\s*", unit.value)
-        for part in parts:
-            match = starts.match(part)
-            ranges = _ranges(part) if match else ()
-            if match and ranges:
-                named = match.group(1) or match.group(2)
-                value = next(v for v in values if v.lower() == named.lower())
-                text = part if unit.kind == "description" else f"{unit.label}: {part}"
-                label = unit.label if unit.kind == "fact" else ""
-                out.append(_Entry(value, text.rstrip(". ") + ".", ranges, label))
+        heading = content_stems(passage.title.split(" — ", 1)[1])
+        if not heading or not title or not (title <= heading or (len(heading) >= 2 and heading <= title)):
+            continue
+        lines = [line.strip() for line in passage.text.split("\n")[1:] if line.strip()]
+        out += [(line, "", line, ev.number) for line in lines]
     return out
 
 
@@ -148,7 +176,7 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     named = _named_sizes(intent.text, sizes[0])
     if not (about_size or named):
         return None
-    entries = _entries(doc, sizes[0])
+    entries = _entries(doc, sizes[0], work.task)
     if not about_size:
         # "what's the weight limit of the XL?": a size named, and a fact by size whose label the question names
         entries = [e for e in entries if e.label and content_stems(e.label) & intent.stems]
@@ -173,18 +201,22 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
         # "is the large a good fit for an 80 cm chest?": the entry holding 80 cm says
         answer.meta("Yes." if any(e.value in named for e in fitting) else "No.")
     for entry in chosen[:MAX_ENTRIES]:
-        _claim_line(answer, work, doc, entry.text)
+        _claim_line(answer, work, doc, entry.text, entry.cite)
     return answer
 
 
-def _claim_line(answer: _Answer, work: _Work, doc: Document, text: str) -> None:
+def _claim_line(answer: _Answer, work: _Work, doc: Document, text: str, cite: int | None = None) -> None:
     """A guide entry or table row quoted after the product's name: "Harness — Size: M, Chest girth: 56–72 cm."."""
     answer.claim(
         f"{doc.title} — {_plain(text)}",
-        _cites_for(work.task, doc, text),
+        [cite] if cite is not None else _cites_for(work.task, doc, text),
         markdown=f"**{doc.title}** — {text}",
         doc=doc.id,
     )
+    # a size guide page's row: the page is linked beside the product
+    for ev in work.task.evidence:
+        if cite is not None and ev.number == cite:
+            answer.use(ev.passage.doc_id)
 
 
 def _table_row(work: _Work, doc: Document) -> _Answer | None:
