@@ -261,3 +261,9 @@ def test_how_much_to_use_is_no_price_question(engine: Engine) -> None:
     answer = ask_plain(engine, "how much lapsang do i put in a 250 ml cup", "smoky-lapsang")
     assert "2 g of leaf per 250 ml cup" in answer, answer
     assert "£" not in answer, answer
+
+
+def test_when_a_sold_out_variant_comes_back_is_not_recorded_beside_its_stock(engine: Engine) -> None:
+    answer = ask_plain(engine, "when will the 100 g caddy be back in stock?", "smoky-lapsang")
+    assert "has not recorded when" in answer and "100 g Caddy is sold out" in answer, answer
+    assert "250 g Refill Bag" not in answer, answer  # not the list of sizes

@@ -148,14 +148,18 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     answer.extend(sold)
     # a price/stock/option reading that finds nothing to say ("can this be left outside?" is not "any left?") leaves
     # the question to the product's recorded units, as any other question
-    attribute_ran = bool(intent.concepts) or not commerce or sold.not_recorded or not sold.sentences
+    # "when will the 24 lb bag be back in stock?": that no restock date is recorded is the answer, beside the stock;
+    # the product's sizes, which the attribute reading finds, answer nothing
+    restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps)
+    unrecorded = sold.not_recorded and not restock_only
+    attribute_ran = bool(intent.concepts) or not commerce or unrecorded or not sold.sentences
     if attribute_ran:
         recorded = _attribute(work, doc, standalone=not commerce)
         found = bool(recorded.sentences) and not recorded.not_recorded
         # "is it washed or natural?": a colour word ("natural") read as asking for the options, where a recorded
         # fact answers ("Process: Washed"); the options listed would answer nothing
         colour_only = bool(intent.colours) and not (intent.price or intent.stock or asks_options(intent.text))
-        if (sold.not_recorded or colour_only) and found:
+        if (unrecorded or colour_only) and found:
             # the variants record no sizes, but a fact does ("Size: ages 9-12"): that answers, and "has not recorded
             # any sizes" before it would contradict it
             # the other options listed in its place ("its colours are …" for "what size are they?") answer nothing
@@ -168,7 +172,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             answer.extend(recorded)
     if not answer.sentences:
         return None
-    if answer.not_recorded and commerce and not attribute_ran:
+    if answer.not_recorded and unrecorded and commerce and not attribute_ran:
         # "what size is the bottle?" names no option the product has, but its description may state it (when
         # `_attribute` ran, it already stated any unit this would choose)
         chosen = _naming_units(_chosen_units(_ranked_units(work, doc)), work, doc)
