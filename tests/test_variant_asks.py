@@ -62,7 +62,9 @@ PRODUCTS = [
         "title": "Smoky Lapsang Souchong Loose Leaf Tea",
         "handle": "smoky-lapsang",
         "body_html": "<p>Pine-smoked black tea from Fujian.</p><p>Use 2 g of leaf per 250 ml cup, and brew for 3 to 4 "
-        "minutes.</p>",
+        "minutes.</p><table><tr><th>Size</th><th>Cups</th><th>Packed in</th></tr><tr><td>50 g</td><td>about 25</td>"
+        "<td>foil pouch</td></tr><tr><td>100 g</td><td>about 50</td><td>tin caddy</td></tr><tr><td>250 g</td>"
+        "<td>about 125</td><td>paper refill bag</td></tr></table>",
         "product_type": "Loose leaf tea",
         "options": [{"name": "Size", "values": ["50 g Pouch", "100 g Caddy", "250 g Refill Bag"]}],
         "variants": [
@@ -267,3 +269,9 @@ def test_when_a_sold_out_variant_comes_back_is_not_recorded_beside_its_stock(eng
     answer = ask_plain(engine, "when will the 100 g caddy be back in stock?", "smoky-lapsang")
     assert "has not recorded when" in answer and "100 g Caddy is sold out" in answer, answer
     assert "250 g Refill Bag" not in answer, answer  # not the list of sizes
+
+
+def test_a_size_named_by_a_word_gets_its_row_of_the_table(engine: Engine) -> None:
+    answer = ask_plain(engine, "how many cups does the biggest one make?", "smoky-lapsang")
+    assert "Cups: about 125" in answer, answer
+    assert "about 25," not in answer and "about 50," not in answer, answer

@@ -325,6 +325,7 @@ def _match_options(
     """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks."""
     chosen: dict[str, list[str]] = {}
     text = intent.lower
+    asked_kinds = {unit for _, unit in measures_in(intent.text)}
     for name, values in options:
         named_sizes = _named_sizes(intent.text, values) if _is_size_option(name) else []  # "the large" is size L
         for value in values:
@@ -342,6 +343,9 @@ def _match_options(
             if not hit and _is_size_option(name):
                 tokens = re.findall(r"[a-z0-9.]+", low)
                 hit = any(n in tokens for n in intent.numbers) and len(values) > 1
+                # "a 250 ml cup" gives a volume: it names no "250 g" bag
+                own = measure(value)
+                hit = hit and not (own is not None and asked_kinds and own[1] not in asked_kinds)
                 hit = hit or value in named_sizes
             if hit:
                 chosen.setdefault(name, []).append(value)

@@ -19,7 +19,18 @@ from typing import TypeVar
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
 from ask_engine.answering.facts import _fact_sentence
-from ask_engine.answering.measures import _AND_UP, _FIGURE, _OVER, _RANGE, _UP_TO, _base, _number, _unit, measures_in
+from ask_engine.answering.measures import (
+    _AND_UP,
+    _FIGURE,
+    _OVER,
+    _RANGE,
+    _UP_TO,
+    _base,
+    _number,
+    _unit,
+    measure,
+    measures_in,
+)
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
@@ -264,10 +275,13 @@ def _variant_row(work: _Work, doc: Document) -> _Answer | None:
     named = {v.casefold() for values in chosen.values() for v in values}
     if len(named) != 1:
         return None
+    # the row's first cell is the value, or the same quantity ("14 oz" for the "14 oz Tumbler" the big one is)
+    quantity = measure(next(iter(named)))
     rows = []
     for unit in product_units(doc, untrusted=_is_untrusted):
         cells = _CELL.findall(unit.text) if unit.kind == "description" and _ROW.match(unit.text.strip()) else []
-        if cells and cells[0][1].strip().rstrip(".").casefold() in named:
+        first = cells[0][1].strip().rstrip(".") if cells else ""
+        if cells and (first.casefold() in named or (quantity is not None and measure(first) == quantity)):
             headings = content_stems(" ".join(label for label, _ in cells[1:]))
             if headings & (intent.stems - _title_stems(doc) - content_stems(" ".join(named))):
                 rows.append(unit)
