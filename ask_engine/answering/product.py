@@ -150,7 +150,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     # the question to the product's recorded units, as any other question
     # "when will the 24 lb bag be back in stock?": that no restock date is recorded is the answer, beside the stock;
     # the product's sizes, which the attribute reading finds, answer nothing
-    restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps)
+    # (a product on backorder may say in its text when it ships: the reading runs as for any other question)
+    backorder = any(v.status == "backorder" for v in doc.variants)
+    restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps) and not backorder
     unrecorded = sold.not_recorded and not restock_only
     attribute_ran = bool(intent.concepts) or not commerce or unrecorded or not sold.sentences
     if attribute_ran:
