@@ -111,6 +111,17 @@ PRODUCTS += [
         "variants": [_variant(51, ["S"], "24.00"), _variant(52, ["M"], "24.00"), _variant(53, ["L"], "24.00")],
     },
 ]
+PRODUCTS += [
+    {
+        "id": 6,
+        "title": "Borosilicate Glass Teapot 1 L",
+        "handle": "glass-teapot",
+        "body_html": "<p>A clear teapot with a removable stainless steel infuser.</p><p>Dishwasher safe on the top rack. "
+        "Never sterilise it in boiling water, as the glass may crack. Keep it away from open flames and hobs.</p>",
+        "product_type": "Teapot",
+        "variants": [{"id": 61, "title": "Default Title", "price": "32.00", "available": True}],
+    },
+]
 SIZE_GUIDE = """---
 type: size_guide
 title: Size Guide
@@ -275,3 +286,11 @@ def test_a_size_named_by_a_word_gets_its_row_of_the_table(engine: Engine) -> Non
     answer = ask_plain(engine, "how many cups does the biggest one make?", "smoky-lapsang")
     assert "Cups: about 125" in answer, answer
     assert "about 25," not in answer and "about 50," not in answer, answer
+
+
+def test_a_thing_named_after_what_it_does_is_read_as_the_verb(engine: Engine) -> None:
+    assert stem("steriliser") == stem("sterilise") == stem("sterilizers")
+    assert parse_query("can i put it in the freezer?").concepts == ()  # a freezer is no temperature rating
+    answer = ask_plain(engine, "can i put it in the steriliser or the freezer?", "glass-teapot")
+    assert "Never sterilise it in boiling water" in answer, answer
+    assert "warm" not in answer, answer
