@@ -294,3 +294,10 @@ def test_a_thing_named_after_what_it_does_is_read_as_the_verb(engine: Engine) ->
     answer = ask_plain(engine, "can i put it in the steriliser or the freezer?", "glass-teapot")
     assert "Never sterilise it in boiling water" in answer, answer
     assert "warm" not in answer, answer
+
+
+def test_my_babys_name_is_no_age_question(engine: Engine) -> None:
+    assert parse_query("can i get my baby's name engraved on it?").concepts == ()
+    assert parse_query("is it safe for my baby?").concepts == ("age",)
+    answer = ask_plain(engine, "can i get my baby's name engraved on the glass teapot?")
+    assert "age" not in answer, answer
