@@ -122,6 +122,22 @@ PRODUCTS += [
         "variants": [{"id": 61, "title": "Default Title", "price": "32.00", "available": True}],
     },
 ]
+PRODUCTS += [
+    {
+        "id": 7 + n,
+        "title": f"{kind} Teapot Warmer",
+        "handle": f"{kind.lower()}-teapot-warmer",
+        "body_html": f"<p>{body}</p>",
+        "product_type": "Teapot warmer",
+        "variants": [{"id": 70 + n, "title": "Default Title", "price": price, "available": True}],
+    }
+    for n, (kind, body, price) in enumerate(
+        [
+            ("Ceramic", "A glazed stoneware stand that holds one tealight under the pot.", "18.00"),
+            ("Electric", "A 20 W heated plate that switches itself off after 2 hours.", "35.00"),
+        ]
+    )
+]
 SIZE_GUIDE = """---
 type: size_guide
 title: Size Guide
@@ -301,3 +317,10 @@ def test_my_babys_name_is_no_age_question(engine: Engine) -> None:
     assert parse_query("is it safe for my baby?").concepts == ("age",)
     answer = ask_plain(engine, "can i get my baby's name engraved on the glass teapot?")
     assert "age" not in answer, answer
+
+
+def test_a_word_naming_both_products_compared_asks_for_nothing(engine: Engine) -> None:
+    # "warmer" names the two products; the comparison asks for no warmth, which neither records
+    answer = ask_plain(engine, "ceramic teapot warmer vs the electric one - whats the difference?")
+    assert "has not recorded" not in answer, answer
+    assert "£18.00" in answer and "£35.00" in answer, answer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ask_engine.answering.addressing import asked_measures, ways_of
 from ask_engine.answering.commerce import _commerce, _match_options, _options, _price, _variants_with
 from ask_engine.answering.facts import (
@@ -30,13 +32,13 @@ from ask_engine.answering.query import (
 from ask_engine.answering.units import Unit, product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Work
 from ask_engine.chunking import quotable_lines
-from ask_engine.language import Intent, content_stems, text_cue, word_list, word_stems
+from ask_engine.language import Intent, content_stems, mentions_concept, text_cue, word_list, word_stems
 from ask_engine.phrases import phrase
 from ask_engine.retrieve import PRICE_LIST_MAX, price_ordered
 from ask_engine.types import Document, Evidence, Task
 
 _COMPARISON_STEMS = content_stems(
-    "difference differences differ compare comparison versus vs better best which between"
+    "difference differences differ compare comparison versus vs better best which between one ones"
 )
 _CATALOGUE_STEMS = word_stems("catalogue_frame")
 
@@ -58,6 +60,10 @@ _SERVICE_VERBS = word_list("service_verbs")  # "do you rent bikes?" asks for a s
 def _compare(work: _Work, targets: list[Document]) -> _Answer:
     """One sentence per product for what the question asks (or "not recorded" for that product)."""
     intent = work.intent
+    named = tuple(c for c in intent.concepts if not all(mentions_concept(d.title, c) for d in targets))
+    if named != intent.concepts:
+        # "the ceramic wax warmer vs the electric one": "warmer" names the products, it asks for no warmth
+        intent = work.intent = replace(intent, concepts=named)
     answer = _Answer()
     names = frozenset().union(*(_title_stems(d) for d in targets))
     differing = _differing_key(targets)
