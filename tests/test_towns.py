@@ -160,6 +160,20 @@ AU_WORLD = {
     "| UK & Europe | $39.95 | 7–15 business days |\n\n"
     "Import duties and taxes are the customer's responsibility.\n",
 }
+# a list of products that cannot go to some states, under a lead-in naming them (a pet shop's blind probe wrote its
+# policy so)
+US_LISTED = {
+    "shop.toml": '[shop]\nname = "Porch & Pine"\nurl = "https://porch.example"\ncurrency = "USD"\n',
+    "products.json": '{"products":[{"id":1,"title":"Cedar Garden Bench","handle":"cedar-bench","body_html":'
+    '"<p>A slatted cedar bench.</p>","product_type":"Garden bench","options":[{"name":"Size","values":["M","XL"]}],'
+    '"variants":[{"id":11,"title":"M","option1":"M","price":"249.00"},{"id":12,"title":"XL","option1":"XL",'
+    '"price":"329.00"}]}]}',
+    "policies/shipping.md": "---\ntype: shipping_policy\ntitle: Shipping policy\n---\n# Shipping policy\n\n"
+    "## Items with shipping restrictions\n\nA few items only travel by freight within the lower 48 states. These "
+    "items cannot ship to Alaska, Hawaii or Puerto Rico:\n\n- Cedar Garden Bench, sizes L and XL\n"
+    "- Gallon-size liquids\n\n## Alaska and Hawaii\n\nOrders to Alaska and Hawaii ship by USPS Priority Mail and "
+    "arrive in 4-9 business days.\n",
+}
 US = {
     "shop.toml": '[shop]\nname = "Prairie Supply"\nurl = "https://prairie.example"\ncurrency = "USD"\n',
     "products.json": _PRODUCTS,
@@ -182,6 +196,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
             ("uk_long", UK_LONG),
             ("uk_listed", UK_LISTED),
             ("au_world", AU_WORLD),
+            ("us_listed", US_LISTED),
         )
     }
     yield {name: next(gen) for name, gen in made.items()}
@@ -205,6 +220,13 @@ def engines(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator
         # ... or listed under a heading naming a zone of the rates table: that zone's rate
         ("uk_listed", "How much is delivery to Inverness?", ["IV postcode area", "£45.00"], ["£19.00", "£55.00"]),
         ("au_world", "how much is postage to london", ["United Kingdom", "$39.95"], ["United States", "$34.95"]),
+        # the product's own line in a list whose lead-in names the state, before the state's general line
+        (
+            "us_listed",
+            "im in anchorage alaska, can you ship me the XL cedar garden bench?",
+            ["cannot ship to Alaska", "Cedar Garden Bench, sizes L and XL"],
+            ["4-9 business days"],
+        ),
         ("au", "Do you ship to Hobart?", ["in Tasmania", "5-8 business days"], ["Queensland", "couldn't find"]),
         # with its rate, the restriction naming the town's state, however far its words are from the question's
         (

@@ -106,11 +106,20 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if u not in direct
         and u not in grouped
         and kinds & content_stems(u.text)
-        and _SHIP_WORDS.search(u.text)
+        and _SHIP_WORDS.search(_with_lead(u))  # "RestWell … Dog Bed, sizes L and XL" under "These cannot ship to …:"
         and (u.evidence.passage.kind != "product" or _names_a_place(u.text))
     ]
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
+        # the product's own rules, among the lines naming the destination too ("RestWell … Dog Bed, sizes L and XL"
+        # under "These items cannot ship to Alaska …:")
+        own = restricted + [
+            u
+            for u in direct + grouped
+            if kinds & content_stems(u.text)
+            and _SHIP_WORDS.search(_with_lead(u))
+            and u.evidence.passage.kind != "product"
+        ]
         _score(work, pool)
         asks_cost = intent.price or bool(COST_RE.search(intent.lower))  # "is it free?"
         place = place_name or _place_phrase(intent.text, code)
@@ -125,11 +134,13 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
         closest = max(levels.values(), default=0)
-        standing = {id(u): closest if u in restricted else levels.get(id(u), 0) for u in pool}
+        standing = {id(u): max(closest, levels.get(id(u), 0)) if u in own else levels.get(id(u), 0) for u in pool}
         # a state's own line ("Alaska, Hawaii …: $14.95 flat") before the country's rates
         if place_name is not None and town is None:
             for u in pool:
-                standing[id(u)] += 1 if _names_place(u.text, place_name, listing) else 0
+                # the product's own rule under a lead-in naming the state ("… cannot ship to Alaska, Hawaii …:")
+                named = _names_place(_with_lead(u) if u in own else u.text, place_name, listing)
+                standing[id(u)] += 1 if named else 0
         pool.sort(key=lambda u: (-standing[id(u)], -u.score))  # the town's own zone first
         chosen = [pool[0]]
         for u in pool[1:]:
@@ -165,7 +176,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
             answer.meta(_town_phrase(town, [levels[id(u)] for u in chosen], [u.text for u in chosen]))
         for u in chosen:
-            _quote(answer, u)
+            # a list entry is quoted after its lead-in, which says what the list is ("These items cannot ship to …:")
+            _quote(answer, u, lead=f"{u.lead.text.strip()} " if u in own and u.lead is not None else "")
         for d in targets:
             answer.use(d.id)
         return answer
@@ -215,6 +227,11 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if d.link_type == "shipping_policy":
             answer.use(d.id)
     return answer
+
+
+def _with_lead(unit: _Unit) -> str:
+    """A list entry's text after its lead-in ("These items cannot ship to Alaska …: RestWell … Dog Bed")."""
+    return unit.text if unit.lead is None else f"{unit.lead.text} {unit.text}"
 
 
 def _zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> list[_Unit]:
