@@ -324,3 +324,8 @@ def test_a_word_naming_both_products_compared_asks_for_nothing(engine: Engine) -
     answer = ask_plain(engine, "ceramic teapot warmer vs the electric one - whats the difference?")
     assert "has not recorded" not in answer, answer
     assert "£18.00" in answer and "£35.00" in answer, answer
+
+
+def test_an_adverb_before_the_verb_stays_before_it_when_restated(engine: Engine) -> None:
+    answer = ask_plain(engine, "does the lapsang ever go stale?", "smoky-lapsang")
+    assert "ever goes stale" in answer and "evers" not in answer, answer

@@ -28,6 +28,7 @@ _ASKER = re.compile(
     re.IGNORECASE,
 )
 _PRODUCT_NOUN_STEMS = content_stems(" ".join(sorted(word_list("product_nouns"))))
+_ADVERBS = "|".join(map(re.escape, sorted(word_list("verb_adverbs"), key=len, reverse=True)))
 
 
 def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: bool) -> str | None:
@@ -60,10 +61,12 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
         rest = f"whether {subject} {be} {kept(m, 2)}"
     m = m or None
     if rest is None:
-        m = product(re.match(rf"^(?:does|do|did)\s+{pronoun}\s+(\w+)(.*)$", text))
-        if m and stem(m.group(2)) not in _title_stems(doc):  # "do it boots run small?": a name left behind
-            verb = m.group(2) if plural else third_person(m.group(2))
-            rest = f"whether {subject} {verb}{kept(m, 3)}"
+        # "does it ever run out?": an adverb before the verb stays before it ("whether the X ever runs out")
+        m = product(re.match(rf"^(?:does|do|did)\s+{pronoun}\s+(?:(?P<adv>{_ADVERBS})\s+)?(\w+)(.*)$", text))
+        if m and stem(m.group(3)) not in _title_stems(doc):  # "do it boots run small?": a name left behind
+            verb = m.group(3) if plural else third_person(m.group(3))
+            adverb = f"{m.group('adv')} " if m.group("adv") else ""
+            rest = f"whether {subject} {adverb}{verb}{kept(m, 4)}"
     if rest is None:
         m = product(re.match(rf"^(?:can|could|will|would|should)\s+{pronoun}\s+(\w+)(.*)$", text))
         if m:
