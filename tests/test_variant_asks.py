@@ -191,6 +191,10 @@ SHOP = {
     "products.json": json.dumps({"products": PRODUCTS}),
     "faq.yaml": FAQ,
     "pages/size-guide.md": SIZE_GUIDE,
+    "policies/shipping.md": "---\ntype: shipping_policy\ntitle: Shipping\n---\n# Shipping\n\n## UK\n\nUK delivery "
+    "is £3.95, free over £40.\n\n## International\n\n| Region | Cost | Delivery time |\n|---|---|---|\n"
+    "| Europe | £12.95 | 5-8 working days |\n| Rest of the world | £18.95 | 7-14 working days |\n\n"
+    "Import duties, taxes and customs charges are the customer's responsibility.\n",
 }
 
 
@@ -329,3 +333,8 @@ def test_a_word_naming_both_products_compared_asks_for_nothing(engine: Engine) -
 def test_an_adverb_before_the_verb_stays_before_it_when_restated(engine: Engine) -> None:
     answer = ask_plain(engine, "does the lapsang ever go stale?", "smoky-lapsang")
     assert "ever goes stale" in answer and "evers" not in answer, answer
+
+
+def test_and_am_i_starts_a_second_question(engine: Engine) -> None:
+    answer = ask_plain(engine, "how much is postage to paris and am i going to get hit with customs fees")
+    assert "£12.95" in answer and "customer's responsibility" in answer, answer
