@@ -100,26 +100,23 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     # A product in view may have its own delivery rule ("knives can only be delivered to UK addresses"), which
     # outranks the general destination table.
     kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+
+    def rule_of_kind(u: _Unit) -> bool:
+        # "RestWell … Dog Bed, sizes L and XL" under "These items cannot ship to Alaska …:"
+        return bool(kinds & content_stems(u.text)) and bool(_SHIP_WORDS.search(_with_lead(u)))
+
     restricted = [
         u
         for u in shipping_units
         if u not in direct
         and u not in grouped
-        and kinds & content_stems(u.text)
-        and _SHIP_WORDS.search(_with_lead(u))  # "RestWell … Dog Bed, sizes L and XL" under "These cannot ship to …:"
+        and rule_of_kind(u)
         and (u.evidence.passage.kind != "product" or _names_a_place(u.text))
     ]
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
-        # the product's own rules, among the lines naming the destination too ("RestWell … Dog Bed, sizes L and XL"
-        # under "These items cannot ship to Alaska …:")
-        own = restricted + [
-            u
-            for u in direct + grouped
-            if kinds & content_stems(u.text)
-            and _SHIP_WORDS.search(_with_lead(u))
-            and u.evidence.passage.kind != "product"
-        ]
+        # the product's own rules, among the lines naming the destination too
+        own = restricted + [u for u in direct + grouped if rule_of_kind(u) and u.evidence.passage.kind != "product"]
         _score(work, pool)
         asks_cost = intent.price or bool(COST_RE.search(intent.lower))  # "is it free?"
         place = place_name or _place_phrase(intent.text, code)

@@ -224,10 +224,9 @@ def _claim_line(answer: _Answer, work: _Work, doc: Document, text: str, cite: in
         markdown=f"**{doc.title}** — {text}",
         doc=doc.id,
     )
-    # a size guide page's row: the page is linked beside the product
-    for ev in work.task.evidence:
-        if cite is not None and ev.number == cite:
-            answer.use(ev.passage.doc_id)
+    if cite is not None:
+        # a size guide page's row: the page is linked beside the product
+        answer.use(next(ev.passage.doc_id for ev in work.task.evidence if ev.number == cite))
 
 
 def _table_row(work: _Work, doc: Document) -> _Answer | None:
