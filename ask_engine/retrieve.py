@@ -231,6 +231,20 @@ class Retriever:
         # A passage only the embedding found must clear the floor; a lexical match stands on its own terms.
         candidates = [pid for pid in fused_scores if pid in lexical_ids or cosine.get(pid, 0.0) >= floor]
         candidates.sort(key=lambda pid: (-fused_scores[pid], -cosine.get(pid, 0.0), pid))
+        if intent and dense and lexical and dense[0].passage_id == lexical[0].passage_id:
+            # the passage both retrievers rank first leads, whatever the policy the question's words suggest adds to
+            # its own passages ("can I collect my order myself to save on delivery?": the FAQ entry "Can I collect
+            # my order from the workshop?", not the shipping policy's sections, each of which the boost counts again)
+            # (a passage about that policy's matter keeps its fused place: "Which countries do you ship to?")
+            top = dense[0].passage_id
+            passage = self.index.passage_by_id[top]
+            if (
+                top in candidates
+                and top not in {h.passage_id for h in intent}
+                and not set(types) & set(policy_intents(passage.text))
+            ):
+                candidates.remove(top)
+                candidates.insert(0, top)
         fused = tuple(
             Hit(passage_id=pid, score=fused_scores[pid], rank=rank, source="fused")
             for rank, pid in enumerate(candidates, start=1)

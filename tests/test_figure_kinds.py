@@ -176,7 +176,7 @@ def test_getting_a_service_is_no_stock_question(engine: Engine) -> None:
 
 
 def test_a_sentence_likelier_than_not_to_answer_is_shown_not_stated() -> None:
-    from ask_engine.answering.product import _near_sentence
+    from ask_engine.answering.nearest import _near_sentence
     from ask_engine.answering.units import Unit
 
     sentence = Unit("Not warm enough on snow.", "description", value="Not warm enough on snow.")

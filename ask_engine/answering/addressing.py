@@ -60,9 +60,10 @@ def measures(language: str = "en") -> tuple[Measure, ...]:
 
 def framing_stems(text: str, language: str = "en") -> frozenset[str]:
     """The content stems of `text`'s words that ask for a kind of figure ("how long", "how much") or name one
-    ("address", "weight"): they frame a question and say nothing of what it is about."""
+    ("address", "weight", and a price's "fee": a sentence stating "$3.50 per box" need not say "fee"): they frame a
+    question and say nothing of what it is about."""
     low = " ".join(normalize(text).lower().split())
-    kinds = measures(language)
+    kinds = measures(language) + _lexicon_measures("answer_figures", language)
     framing = content_stems(" ".join(m.group(0) for kind in kinds for m in kind.asks.finditer(low)))
     return framing | content_stems(
         " ".join(w for w in re.findall(r"[\w'-]+", low) if any(k.asks.search(w) or k.states.search(w) for k in kinds))

@@ -144,8 +144,13 @@ class ExtractiveGenerator:
         # the sentence budget is shared by the parts that answer: "how much for gift wrap, and can you leave the
         # price out? it's for my sister" is three parts, of which one finds its FAQ entry and keeps its price line
         budget = max(1, self.max_sentences // max(1, len(answers)))
+        said: set[str] = set()
         for answer in answers:
-            answer.sentences = answer.sentences[:budget]
+            # a sentence an earlier part already quotes takes none of a later part's budget ("can I return pots?
+            # who pays the return postage?": the second part's rule after the returns lead-in both parts quote)
+            fresh = [s for s in answer.sentences if s.kind != "claim" or s.text not in said]
+            answer.sentences = (fresh if any(s.kind == "claim" for s in fresh) else answer.sentences)[:budget]
+            said |= {s.text for s in answer.sentences}
         unanswered = all(a.not_recorded for a in answers)
         stated = _STATED_THEN_ASKED.match(query) if unanswered and len(parts) == 1 else None
         if stated is not None:

@@ -53,6 +53,25 @@ _BOOLEAN_VALUES = {"yes": True, "true": True, "no": False, "false": False}
 _QUALIFIER_STEMS = content_stems("free safe proof resistant friendly compatible suitable certified approved based")
 _ADJECTIVE_END = text_cue("adjective_end", re.IGNORECASE)
 _PRIVATIVE = word_list("privative_words")
+_LABEL_PREPOSITIONS = word_list("label_prepositions")
+# the endings of an adjective or participle that links a label's subject to its value ("compatible with", "made in")
+_LINKING_ENDINGS = ("ible", "able", "ed", "ent", "ant", "ive", "ful", "safe")
+
+
+def _linking_label(label: str, plural: bool) -> str | None:
+    """A label that ends in a preposition and reads as a predicate of the product with its value after it
+    ("Compatible with" → "is compatible with", "Made in" → "is made in", "Works with" → "works with"); None for any
+    other label ("Price", "Pairs well with" reads as a noun with no verb in it)."""
+    words = label.split()
+    if len(words) < 2 or words[-1].lower() not in _LABEL_PREPOSITIONS:
+        return None
+    first = words[0].lower()
+    if first.endswith(_LINKING_ENDINGS):
+        return f"{'are' if plural else 'is'} {label.lower()}"
+    if first in _LABEL_VERBS and first not in ("is", "are", "can", "has", "have"):
+        verb = first[:-2] if first.endswith(("ches", "shes", "sses")) else first[:-1]
+        return " ".join([verb if plural else first, *words[1:]]).lower()
+    return None
 
 
 def _sentence_case(text: str) -> str:
@@ -414,6 +433,12 @@ def _fact_sentence(
         r"^(?:in stock|sold out|out of stock|available|unavailable)", value, re.I
     ):
         say(f"{subject} {be} {value}", f"{subject_md} {be} {value_md}")
+        return
+    linked = _linking_label(label, plural)
+    if linked is not None:
+        # "Compatible with: Isar Extending Dining Table" → "the Isar Extension Leaf is compatible with Isar Extending
+        # Dining Table", not "Compatible with for the Isar Extension Leaf: …"
+        say(f"{subject} {linked} {value}", f"{subject_md} {linked} {value_md}")
         return
     words = content_stems(label)
     # "Runs half a size small - ..." or "Machine wash at 30 °C. Do not..." reads as a sentence of its own

@@ -120,7 +120,19 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     if intent.shipping and _SHIP_WORDS.search(intent.lower) and not (intent.stems & _RETURN_STEMS):
         # "How long will delivery take?" is answered by the shipping policy, not by a refund rule that happens
         # to say "delivery date"; shops without a typed shipping policy keep every passage
-        shipping = [u for u in units if u.evidence.passage.link_type == "shipping_policy"]
+        # (an FAQ entry about something else the question asks, its question sharing two of the question's words
+        # and none about shipping, stays: "Can I collect my order from the workshop?" for "can I collect my order
+        # myself to save on delivery?"; an entry about shipping says less than the policy)
+        shipping = [
+            u
+            for u in units
+            if u.evidence.passage.link_type == "shipping_policy"
+            or (
+                u.evidence.passage.kind == "faq"
+                and not _SHIP_WORDS.search(u.context)
+                and len((content_stems(u.context) & intent.stems) - _GENERIC_QUERY_STEMS) >= 2
+            )
+        ]
         units = shipping or units
     if not units:
         return None
@@ -209,7 +221,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         and not any(
             key in _said_by(u)
             for u in ranked[:3]
-            if not headed or headed & content_stems(u.context)  # not the parking of another place's section
+            # not the parking of another place's section; an FAQ entry is no place's section ("Can I pay in
+            # instalments?" for "Klarna instalments from Switzerland?" where a shipping section is headed Switzerland)
+            if not headed or headed & content_stems(u.context) or u.evidence.passage.kind == "faq"
         )
     ):
         # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
@@ -373,6 +387,7 @@ def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: 
     # the words asking for a kind of figure ("how long", "how often") frame the question, and a word naming a kind of
     # figure ("address", "weight") is one a sentence stating it need not use
     wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
+    wanted -= _VAGUE_STEMS  # "leaking everywhere": a vague word is not what a sentence must say
     return sorted(w for w in wanted if w not in said and not w.isdigit())
 
 
@@ -407,8 +422,10 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
         [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
     )
     known = content_stems(haystack)
-    # process verbs ("return stuff") and vague nouns name no thing
+    # process verbs ("return stuff"), vague nouns and the words naming a kind of figure ("the frost cover fee": the
+    # fee is what the cover costs) name no thing
     ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
+    ignore |= framing_stems(work.intent.text)
     # "my 17 year old son": an age, not an "old son"
     words = re.findall(r"[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", work.intent.lower))
     # the shop names its things in headings, FAQ questions, titles and list lines, not in running prose ("leave the
@@ -448,6 +465,7 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
     if not _HAS_THING.search(intent.lower):
         return []
     ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(intent.text)
+    ignore |= framing_stems(intent.text)
     said = [_said_by(u) for u in units]
     known = frozenset().union(*said)
     # a figure's unit is no thing ("a 28 inch inner tube" is no "inch inner")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _kind_stems
-from ask_engine.answering.sentences import _DURATION
+from ask_engine.answering.sentences import _DURATION, with_lists
 from ask_engine.answering.shipping import _MONEY
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import _PRICE_RE, Intent, content_stems, text_cue, word_stems
@@ -93,7 +93,8 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
         fit[id(u)] = float(sim) + _SHARED_BONUS * shared + (_FIGURE_BONUS if figure else 0.0)
     lead, group = max(plain, key=lambda p: max(fit[id(u)] for u in p[1]))  # the best-ranked section wins a tie
     best = max(group, key=lambda u: fit[id(u)])
-    return [lead] if best is lead else sorted([lead, best], key=lambda u: u.position)
+    chosen = [lead] if best is lead else [lead, best]
+    return sorted(with_lists(chosen, group), key=lambda u: u.position)
 
 
 def _names_kind(text: str, kinds: frozenset[str]) -> frozenset[str] | None:

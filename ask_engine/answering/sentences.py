@@ -250,6 +250,22 @@ def _with_context(units: list[_Unit], chosen: list[_Unit]) -> list[_Unit]:
                 # four sentences in all, so the list never pushes the chosen sentences out of the answer
                 if item.lead is lead and item not in out and _fits(out, item) and len(out) < 4:
                     out.append(item)
+    return with_lists(out, units)
+
+
+def with_lists(chosen: list[_Unit], units: Sequence[_Unit]) -> list[_Unit]:
+    """`chosen` where no list's lead-in is quoted without its list ("… as long as they are:" and then another
+    sentence): a lead-in without any of its items brings its first item when it fits, or else is left out (unless
+    nothing else is chosen)."""
+    out = list(chosen)
+    for lead in [u for u in chosen if u.text.rstrip().endswith(":")]:
+        items = [u for u in units if u.lead is lead]
+        if not items or any(item in out for item in items):
+            continue
+        if _fits(out, items[0]):
+            out.append(items[0])
+        elif len(out) > 1:
+            out.remove(lead)
     return out
 
 

@@ -1,0 +1,110 @@
+"""The nearest things a product records to a question it does not answer outright: the description sentence shown
+(hedged) below the ranker's bar, and the line of a disclosure notice speaking of what is asked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from ask_engine.answering.addressing import framing_stems, ways_of
+from ask_engine.answering.commerce import _options
+from ask_engine.answering.facts import _safe_fact
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _product_words, _title_stems
+from ask_engine.answering.units import Unit
+from ask_engine.answering.work import _Work
+from ask_engine.faithfulness import split_sentences
+from ask_engine.language import CONCEPTS_BY_NAME, content_stems, mentions_concept, word_list
+from ask_engine.types import Document
+
+# The ranker's probability from which the best-ranked description sentence is shown, hedged, where nothing clears
+# its bar: set on four blind probe shops written from merchants' exports (bicycle parts, pet supplies, furniture,
+# board games), where the right sentence ranked first at 0.6-0.9 for most false "not recorded" answers, and the
+# first-ranked sentence of an unanswerable question was mostly below it or a hedged near miss. A presentation floor,
+# not an answer bar: the answer still says the shop does not say exactly that.
+NEAR_SENTENCE_BAR = 0.6
+# ... when the sentence shares no word with the question beyond the product's name and states no figure of the kind
+# it asks ("can I run it on a saltwater reef tank?" and "Suitable for freshwater and marine aquariums"): a sentence
+# ranked first only for being about the product ("Twenty warm bulbs on a weatherproof cable" for "is the cable safe
+# for pets to chew?") stays below it
+NEAR_UNTIED_BAR = 0.8
+
+
+# The ranker's probability from which a description sentence below the bar is shown (hedged) before a disclosure
+# notice that is the closest fact, when it says a word of the question that is not the product's name, type, tags
+# or option values (`_says_asked_words`): "will it stain pale stone?" is shown "… it can mark pale paving slabs",
+# not the oil's fire notice. Set on four blind probe shops written from merchants' exports (skincare, plants,
+# furniture, music gear), where the sentences saying the question's own words at or above it were the answer.
+NEAR_STATED_BAR = 0.75
+_DEMONSTRATED = re.compile(r"\b(?:this|these|that|those)\s+([a-z][\w'-]*)")
+
+
+def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float) -> bool:
+    """`unit` at or above `NEAR_STATED_BAR` says a content word of the question beyond what names the product (its
+    title, handle, type, tags and option values), a generic query word or a word framing a figure."""
+    if probability < NEAR_STATED_BAR:
+        return False
+    values = " ".join(v for _, vs in _options(doc) for v in vs)
+    naming = _product_words(doc) | _title_stems(doc) | content_stems(values) | _GENERIC_QUERY_STEMS
+    # "this mic" names the product in view when its own text calls it so ("one of the quietest mics")
+    own = content_stems(doc.body)
+    naming |= frozenset(w for w in content_stems(" ".join(_DEMONSTRATED.findall(work.intent.lower))) if w in own)
+    wanted = work.intent.stems - naming - framing_stems(work.intent.text)
+    return bool(wanted & content_stems(unit.text))
+
+
+def _near_sentence(
+    ranked: Sequence[tuple[float, Unit]], ties: Callable[[Unit], bool] = lambda unit: True
+) -> Unit | None:
+    """The best-ranked unit when it is a description sentence (and so ranked above every fact) at or above
+    `NEAR_SENTENCE_BAR` that `ties` to the question, or at or above `NEAR_UNTIED_BAR` however worded; else None."""
+    if not ranked:
+        return None
+    p, unit = ranked[0]
+    if unit.kind != "description" or p < NEAR_SENTENCE_BAR:
+        return None
+    return unit if p >= NEAR_UNTIED_BAR or ties(unit) else None
+
+
+def _tied(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]]) -> Callable[[Unit], bool]:
+    """Whether a unit uses a word of the question beyond the product's name or states the kind of figure it asks
+    (`addressing.ways_of`). The description's opening sentence says what the product is ("Twenty warm bulbs on a
+    weatherproof cable"): its words are the product's own, as its name's are, and tie it to nothing."""
+    names = _title_stems(doc)
+    described = [u for _, u in ranked if u.kind == "description"]
+    opening = min(described, key=lambda u: u.position) if described else None
+    return lambda unit: unit is not opening and bool(ways_of(work.intent.text, [unit], name_stems=names)[0])
+
+
+def _speaks_to(work: _Work, unit: Unit) -> bool:
+    """`unit` names the yes/no attribute the lexicon reads in the question, if it reads one ("is it vegan?" is not
+    spoken to by "High-protection mineral-and-chemical sun cream")."""
+    asked = [c for c in work.intent.concepts if CONCEPTS_BY_NAME[c].adjective]
+    return not asked or any(mentions_concept(unit.text, c) for c in asked)
+
+
+_LIGHT_VERB_STEMS = content_stems(" ".join(sorted(word_list("light_verbs"))))
+
+
+def _notice_line(work: _Work, doc: Document) -> str | None:
+    """When a sentence of the product's disclosure notices shares a word of the question (not of its name, nor a
+    generic one), the notices' sentence closest to the question, after its notice's label: "Battery safety: Stop
+    using it if it swells, …"."""
+    # what names the product ("bulbs" of "Type: Fall Bulbs") and a light verb ("use" of "Do not use if pregnant" and
+    # "how often should I use it?") tie a notice to nothing the question asks
+    asked = work.asked - _title_stems(doc) - _product_words(doc) - _GENERIC_QUERY_STEMS - _LIGHT_VERB_STEMS
+    lines: list[tuple[int, str]] = []
+    for fact in doc.facts:
+        if fact.source != "disclosure":
+            continue
+        for sentence in split_sentences(_safe_fact(fact).value):
+            lines.append((len(asked & content_stems(sentence)), f"{fact.label}: {sentence.strip()}"))
+    if not any(shared for shared, _ in lines):
+        return None
+    if len(lines) == 1:
+        return lines[0][1]
+    # once a notice line shares a word of the question, the notices' line closest in meaning answers: "I'm pregnant,
+    # should I stop using it?" is answered by "Not for use during pregnancy", not by "Stop using 1 week before
+    # waxing", which shares more of its words
+    sims = work.similarity([line for _, line in lines])
+    best = max(range(len(lines)), key=lambda i: (float(sims[i]), lines[i][0]))
+    return lines[best][1]
