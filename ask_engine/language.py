@@ -321,6 +321,7 @@ def asks_options(text: str) -> bool:
 
 
 _CATALOGUE_RE = _cue_re("catalogue")
+_COLOUR_CHANGE_RE = text_cue("colour_change")
 _COMPARISON_RE = _cue_re("comparison")
 _OVERVIEW_RE = _cue_re("overview")
 _ELLIPTICAL_RE = _cue_re("elliptical")
@@ -412,7 +413,10 @@ def parse_query(query: str) -> Intent:
     numbers = tuple(
         dict.fromkeys((m.group(1) or m.group(2)) for m in _SIZE_TOKEN_RE.finditer(lower) if (m.group(1) or m.group(2)))
     )
-    colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS)
+    # "is it turning yellow?", "does it turn towels black?", "will it leave white marks?": a colour a thing turns or
+    # leaves is no colour of the product asked for
+    changed = {w for m in _COLOUR_CHANGE_RE.finditer(lower) for w in re.findall(r"[a-z]+", m.group(1))}
+    colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS and w not in changed)
     countries = country_codes_in(text, query=True)
     permission = _PERMISSION_RE.match(lower)
     # "how long does it take to get to Norway / to Texas?"

@@ -19,6 +19,7 @@ import pytest
 
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.engine import Engine
+from ask_engine.language import content_stems, parse_query
 from tests.shop_helpers import ask_plain, inline_engine
 
 
@@ -83,6 +84,60 @@ PRODUCTS = [
         "<p>An oak rail with six steel hooks for spades, forks and rakes.</p><p>Fixings for brick and stone walls "
         "are included. Not suitable for plasterboard walls with the supplied fixings.</p>",
         "Storage",
+        "45.00",
+    ),
+    _product(
+        6,
+        "Oak Garden Table",
+        "oak-garden-table",
+        "<p>A six-seater garden table in solid European oak with no parasol hole, 180 x 90 cm: pair it with a "
+        "freestanding parasol.</p>",
+        "Garden table",
+        "640.00",
+        tags=["garden furniture", "table", "oak"],
+    ),
+    _product(
+        7,
+        "Folding Bistro Table",
+        "folding-bistro-table",
+        "<p>A round steel bistro table for two that folds flat against the shed wall.</p><p>A 38 mm parasol hole "
+        "in the centre takes most small parasols.</p>",
+        "Garden table",
+        "89.00",
+        tags=["garden furniture", "table", "steel"],
+    ),
+    {
+        "id": 8,
+        "title": "Hardy Geranium 'Rozanne'",
+        "handle": "hardy-geranium-rozanne",
+        "body_html": "<p>Violet-blue saucers from June to the first frosts.</p><p>In late autumn the leaves turn "
+        "yellow and the plant dies back to the ground; that is normal, and new shoots come up in spring.</p>",
+        "product_type": "Perennial",
+        "options": [{"name": "Pot size", "values": ["9 cm", "2 litre"]}],
+        "variants": [
+            {"id": 81, "title": "9 cm", "option1": "9 cm", "price": "7.50", "available": True},
+            {"id": 82, "title": "2 litre", "option1": "2 litre", "price": "14.00", "available": True},
+        ],
+    },
+    _product(
+        9,
+        "Bench Care Kit",
+        "bench-care-kit",
+        "<p>Everything you need to look after a hardwood bench for a year:</p><ul><li>250 ml teak oil</li>"
+        "<li>1 natural bristle brush</li><li>2 lint-free cloths</li></ul><p>Enough for two coats on a large bench."
+        "</p>",
+        "Wood care",
+        "24.00",
+    ),
+    _product(
+        10,
+        "Gardener's Gift Hamper",
+        "gardeners-gift-hamper",
+        "<p>A wicker hamper for the gardener who has everything.</p><h3>What's inside</h3><table><thead><tr>"
+        "<th>Item</th><th>Size</th></tr></thead><tbody><tr><td>Hand cream</td><td>50 ml</td></tr><tr><td>Twine "
+        "in a tin</td><td>1</td></tr><tr><td>Seed packets</td><td>3</td></tr></tbody></table><p>Gift wrapped with "
+        "a handwritten card.</p>",
+        "Gift set",
         "45.00",
     ),
     _product(
@@ -225,3 +280,51 @@ def test_a_vague_word_need_not_be_said(engine: Engine) -> None:
 def test_an_faq_entry_asking_the_same_answers_a_delivery_question(engine: Engine) -> None:
     answer = ask_plain(engine, "Can I collect my order myself to save on delivery?")
     assert "Workshop pickup" in answer, answer
+
+
+def test_which_of_your_things_have_lists_the_catalogues(engine: Engine) -> None:
+    for question in (
+        "which of your acoustic guitars have a pickup built in?",
+        "any deer resistant perennials for a full sun bed?",
+        "i only have room for one tree, which ones dont need a pollinator?",
+    ):
+        assert parse_query(question).catalogue, question
+    answer = ask_plain(engine, "what tables have you actually got in stock?")
+    assert "Oak Garden Table" in answer and "Folding Bistro Table" in answer, answer
+
+
+def test_a_colour_something_turns_is_no_colour_asked_for(engine: Engine) -> None:
+    assert parse_query("help my geranium is turning yellow, is it dead?").colours == ()
+    assert parse_query("does the soap turn the sink black?").colours == ()
+    assert parse_query("do you have it in yellow?").colours == ("yellow",)
+    assert not parse_query("it's dying back in october, is that normal?").stock
+    assert parse_query("when will it be back in?").stock
+    answer = ask_plain(engine, "help my geranium is turning yellow and dying back in october, did i kill it")
+    assert "dies back to the ground" in answer, answer
+
+
+def test_a_price_for_the_product_in_an_option_value_is_no_service_price(engine: Engine) -> None:
+    assert not parse_query("what do you charge for a setup?").price  # a service's price, for a policy
+    answer = ask_plain(engine, "price for a 2 litre rozanne?")
+    assert "2 litre is £14.00" in answer, answer
+
+
+def test_whats_in_a_kit_or_hamper_is_its_list(engine: Engine) -> None:
+    kit = ask_plain(engine, "What's in the bench care kit?", "bench-care-kit")
+    assert "250 ml teak oil; 1 natural bristle brush; 2 lint-free cloths" in kit, kit
+    hamper = ask_plain(engine, "whats in the gift hamper?", "gardeners-gift-hamper")
+    assert "Hand cream" in hamper and "Seed packets" in hamper, hamper
+    assert "What's inside:" not in hamper, hamper  # never a lead-in without its list
+    overview = ask_plain(engine, "tell me about this", "gardeners-gift-hamper")
+    assert not overview.rstrip().endswith(":") and "What's inside: The" not in overview, overview
+
+
+def test_a_line_denying_the_thing_asked_for_lists_no_product() -> None:
+    from ask_engine.answering.catalogue import _denies
+
+    wanted = content_stems("pickup built in")
+    assert _denies("Acoustic only, no pickup – for the electro version look for the FGX800C.", wanted)
+    assert _denies("Electronics: None – this is the straight acoustic.", wanted)
+    assert _denies("Comes without a pickup.", wanted)
+    assert not _denies("Taylor ES-B pickup with a built-in tuner.", wanted)
+    assert not _denies("No batteries needed: the pickup is passive.", wanted)  # the negation is not about it

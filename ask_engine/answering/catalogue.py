@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ask_engine.answering.addressing import asked_measures, ways_of
@@ -203,10 +204,12 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
             fact = facts[0] if facts else None
             if fact is None or _BOOLEAN_VALUES.get(fact.value.strip().lower()) is False:
                 continue  # only products recorded as having the asked property
-        answer.use(doc.id)
         line = (
             None if fact is not None else _line_naming(doc, wanted - content_stems(f"{doc.title} {doc.product_type}"))
         )
+        if line is not None and _denies(line, wanted):
+            continue  # "Acoustic only, no pickup" is no acoustic guitar with a pickup built in
+        answer.use(doc.id)
         if fact is not None:
             _fact_sentence(answer, work, doc, fact, lead=False)
         elif line is not None:
@@ -247,6 +250,22 @@ def _line_naming(doc: Document, words: frozenset[str] | set[str]) -> str | None:
         if unit.kind == "description" and content_stems(unit.text) & words:
             return unit.text
     return None
+
+
+_DENIAL = text_cue("denial")
+_DENIED_LABEL = text_cue("denied_label", re.IGNORECASE)
+
+
+def _denies(line: str, words: frozenset[str] | set[str]) -> bool:
+    """`line` says the product lacks what `words` name: a negation just before one of them ("no pickup", "without
+    a lid"), or a label whose value is none ("Electronics: None")."""
+    if _DENIED_LABEL.match(line):
+        return True
+    tokens = re.findall(r"[\w'’]+", line.lower())
+    for i, token in enumerate(tokens):
+        if content_stems(token) & words and any(_DENIAL.fullmatch(t) for t in tokens[max(0, i - 3) : i]):
+            return True
+    return False
 
 
 def _by_price(work: _Work) -> _Answer | None:

@@ -49,7 +49,7 @@ from ask_engine.answering.query import (
     _product_words,
     _title_stems,
 )
-from ask_engine.answering.sentences import _fits, _quote, _score, _units
+from ask_engine.answering.sentences import _fits, _looks_like_item, _quote, _score, _units
 from ask_engine.answering.sizing import _party_size, _size_guide, _table_row, _variant_row
 from ask_engine.answering.units import Unit, product_units, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
@@ -319,6 +319,18 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         _state_units(answer, work, doc, chosen)
         return answer
     labelled = [] if figureless else _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
+    if not labelled and not figureless and "contents" in intent.concepts:
+        # "what's in the care kit?": the description's lead-in with its list of items ("Everything you need to refresh
+        # an oiled surface: 250 ml hardwax oil; 1 fine abrasive pad; …"), however the ranker reads its opening words
+        labelled = [u for _, u in ranked if u.kind == "description" and _LEAD_AND_ITEMS.search(u.text)]
+        # ... or the lines under a heading naming the contents ("What's inside", a table of its products)
+        listed = sorted(
+            (u for _, u in ranked if u.kind == "description" and mentions_concept(u.context, "contents")),
+            key=lambda u: u.position,
+        )
+        if not labelled and listed:
+            _state_units(answer, work, doc, listed[:4])
+            return answer
     if labelled:
         _state_units(answer, work, doc, labelled[:1])
         return answer
@@ -523,9 +535,31 @@ def _overview(work: _Work, doc: Document) -> _Answer:
     answer = _Answer()
     answer.use(doc.id)
     description = [s for s in split_sentences(doc.body) if not _is_untrusted(s)]
-    for sentence in description[:2]:
-        if sum(len(s.text) for s in answer.sentences) + len(sentence) > MAX_CHARS - 80:
+    # the first two sentences; a lead-in among them ("What's inside:") brings the items of its list that fit, or is
+    # left out: never quoted without its list
+    picked: list[str] = []
+    listing = False
+    for n, sentence in enumerate(description):
+        if (n >= 2 and not (listing and _looks_like_item(sentence.strip()))) or len(picked) >= 6:
             break
+        if sum(len(s) for s in picked) + len(sentence) > MAX_CHARS - 80:
+            break
+        picked.append(sentence)
+        listing = listing or sentence.rstrip().endswith(":")
+    while picked and picked[-1].rstrip().endswith(":"):
+        picked.pop()
+    # a lead-in and its items are one sentence, as a list unit is ("What's inside: Hand cream, 50 ml; Twine; …")
+    merged: list[str] = []
+    listing = False
+    for sentence in picked:
+        if listing:
+            merged[-1] += f"{' ' if merged[-1].endswith(':') else '; '}{sentence.strip().rstrip('.')}"
+            continue
+        merged.append(sentence.strip())
+        listing = sentence.rstrip().endswith(":")
+    if listing:
+        merged[-1] += "."
+    for sentence in merged:
         answer.claim(sentence, _cites_for(work.task, doc, sentence), doc=doc.id)
     price = doc.fact("sale") or doc.fact("price")
     if price is not None:

@@ -112,10 +112,20 @@ def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
     if text == intent.text:
         return intent
     bare = parse_query(text)
+    # "price for a dwarf honeycrisp 5-6ft?" names the product and its option values, not a service priced "for a
+    # dwarf": read without them, it asks for a price
+    unvalued = text
+    for doc in targets:
+        for _, values in doc.options:
+            for value in values:
+                unvalued = _strip_title(unvalued, value)
+    priced = bare.price or (unvalued != text and parse_query(unvalued).price)
+    # "what's in the care kit?" asks for the kit's contents, though "care kit" is its name
+    kept = tuple(c for c in intent.concepts if c == "contents" and c not in bare.concepts)
     return replace(
         intent,
-        concepts=bare.concepts,
-        price=bare.price,
+        concepts=tuple(sorted(bare.concepts + kept)),
+        price=priced,
         stock=bare.stock,
         options=bare.options,
         colours=bare.colours,
