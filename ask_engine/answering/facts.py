@@ -55,7 +55,8 @@ _ADJECTIVE_END = text_cue("adjective_end", re.IGNORECASE)
 _PRIVATIVE = word_list("privative_words")
 _LABEL_PREPOSITIONS = word_list("label_prepositions")
 # the endings of an adjective or participle that links a label's subject to its value ("compatible with", "made in")
-_LINKING_ENDINGS = ("ible", "able", "ed", "ent", "ant", "ive", "ful", "safe")
+_LINKING_ENDINGS = tuple(sorted(word_list("linking_endings")))
+_AUXILIARIES = word_list("auxiliary_label_verbs")  # "Can be used with" is no verb of the product's own
 
 
 def _linking_label(label: str, plural: bool) -> str | None:
@@ -68,7 +69,7 @@ def _linking_label(label: str, plural: bool) -> str | None:
     first = words[0].lower()
     if first.endswith(_LINKING_ENDINGS):
         return f"{'are' if plural else 'is'} {label.lower()}"
-    if first in _LABEL_VERBS and first not in ("is", "are", "can", "has", "have"):
+    if first in _LABEL_VERBS and first not in _AUXILIARIES:
         verb = first[:-2] if first.endswith(("ches", "shes", "sses")) else first[:-1]
         return " ".join([verb if plural else first, *words[1:]]).lower()
     return None

@@ -124,7 +124,7 @@ def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
     kept = tuple(c for c in intent.concepts if c == "contents" and c not in bare.concepts)
     return replace(
         intent,
-        concepts=tuple(sorted(bare.concepts + kept)),
+        concepts=bare.concepts + kept,
         price=priced,
         stock=bare.stock,
         options=bare.options,
