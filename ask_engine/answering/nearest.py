@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from ask_engine.answering.addressing import framing_stems, ways_of
@@ -13,7 +12,7 @@ from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _product_words, _ti
 from ask_engine.answering.units import Unit
 from ask_engine.answering.work import _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import CONCEPTS_BY_NAME, content_stems, mentions_concept, word_list
+from ask_engine.language import CONCEPTS_BY_NAME, content_stems, mentions_concept, text_cue, word_stems
 from ask_engine.types import Document
 
 # The ranker's probability from which the best-ranked description sentence is shown, hedged, where nothing clears
@@ -35,7 +34,7 @@ NEAR_UNTIED_BAR = 0.8
 # not the oil's fire notice. Set on four blind probe shops written from merchants' exports (skincare, plants,
 # furniture, music gear), where the sentences saying the question's own words at or above it were the answer.
 NEAR_STATED_BAR = 0.75
-_DEMONSTRATED = re.compile(r"\b(?:this|these|that|those)\s+([a-z][\w'-]*)")
+_DEMONSTRATED = text_cue("demonstrated")  # "this mic": the word after a demonstrative
 
 
 def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float) -> bool:
@@ -82,7 +81,7 @@ def _speaks_to(work: _Work, unit: Unit) -> bool:
     return not asked or any(mentions_concept(unit.text, c) for c in asked)
 
 
-_LIGHT_VERB_STEMS = content_stems(" ".join(sorted(word_list("light_verbs"))))
+_LIGHT_VERB_STEMS = word_stems("light_verbs")
 
 
 def _notice_line(work: _Work, doc: Document) -> str | None:
