@@ -335,6 +335,8 @@ _PRICE_NOT_RE = _cue_re("price_not")
 # "can I return ...?" → the verb a rule must allow
 _PERMISSION_RE = _cue_re("permission")
 _SHIPPING_TO_RE = _cue_re("shipping_to")
+# "I live in Jersey, can you send me one?": sent to the asker, who names where they are
+_SENT_TO_ASKER_RE = _cue_re("sent_to_asker")
 _TRAVEL_TO_RE = _cue_re("travel_to")
 _ASKS_TIME_RE = _cue_re("asks_time")  # a clock time answers
 _OVERVIEW_POLICY_RE = _cue_re("overview_policy")  # "what's your returns policy?"
@@ -389,6 +391,12 @@ _PHRASES = tuple((re.compile(pattern), replacement) for pattern, replacement in 
 _SERVICE_PRICE_RE = _cue_re("service_price")
 
 
+def _town_named(text: str) -> bool:
+    from ask_engine.towns import town_named  # the gazetteer loads on first use, for questions that may name a town
+
+    return town_named(text) is not None
+
+
 @lru_cache(maxsize=1 << 14)  # a pure function of the question, read several times per answer (parts, follow-ups)
 def parse_query(query: str) -> Intent:
     """Read a question's shape and the attributes it asks about."""
@@ -426,6 +434,8 @@ def parse_query(query: str) -> Intent:
         and not _TRAVEL_TO_RE.search(lower)
         and bool(_SHIPPING_TO_RE.search(lower) and (countries or region_named(text)))
     )
+    if not shipping and not to_place and _SENT_TO_ASKER_RE.search(lower) and not _TRAVEL_TO_RE.search(lower):
+        to_place = bool(countries or region_named(text) or _town_named(text))
     return Intent(
         text=text,
         lower=lower,

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Literal
 
 from ask_engine.catalog.verdicts import lowest_price
 from ask_engine.config import Settings
-from ask_engine.language import content_stems, country_codes_in, text_cue
+from ask_engine.countries import group_members
+from ask_engine.language import content_stems, country_codes_in, parse_query, text_cue
 from ask_engine.towns import postcode_areas_listed, town_named
 from ask_engine.types import Document, Evidence, Hit, Resolution
 
@@ -134,10 +135,12 @@ def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: st
     asks what delivery costs,
     the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
     out = list(evidence)
-    if "shipping_policy" not in policy_intents(query):
+    # "can I get a santoku sent to my sister in Germany?" is a shipping question too, though it names no policy word
+    if "shipping_policy" not in policy_intents(query) and not parse_query(query).shipping:
         return out
     town = town_named(query)
-    if town is None and not country_codes_in(query, query=True):
+    codes = frozenset(country_codes_in(query, query=True))
+    if town is None and not codes:
         return out  # no destination named: the rates are for the general selection to weigh
     have = {ev.passage.id for ev in out}
     policy = [p for p in index.passages_of(SHIPPING_POLICY) if p.id not in have]
@@ -149,6 +152,13 @@ def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: st
         for p in policy
         if (place is not None and place.search(p.text)) or (areas and areas & postcode_areas_listed(p.text))
     ]
+    if town is None:
+        # the passages naming the country, then those naming a group it belongs to ("EU countries" for Germany,
+        # "the Channel Islands" for Jersey): the rule for the destination, wherever retrieval ranked it
+        named = [p for p in policy if codes & set(country_codes_in(p.text))]
+        named += [
+            p for p in policy if p not in named and any(codes & members for members in group_members(p.text).values())
+        ]
     tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
     tables.sort(key=lambda p: -len(_AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
     for passage in dict.fromkeys([*named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):

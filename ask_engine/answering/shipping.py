@@ -10,10 +10,26 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
-from ask_engine.answering.sentences import _DURATION, _NEGATION, PRODUCT_RULE_BONUS, _fits, _quote, _score, _units
+from ask_engine.answering.sentences import (
+    _ANAPHOR_START,
+    _DURATION,
+    _NEGATION,
+    PRODUCT_RULE_BONUS,
+    _fits,
+    _quote,
+    _score,
+    _units,
+)
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.countries import named_by_state_code, region_named, subdivisions
-from ask_engine.language import content_stems, country_aliases, country_codes_in, country_name, group_members
+from ask_engine.language import (
+    content_stems,
+    country_aliases,
+    country_codes_in,
+    country_name,
+    group_members,
+    text_cue,
+)
 from ask_engine.phrases import phrase
 from ask_engine.retrieve import COST_RE
 from ask_engine.towns import (
@@ -36,6 +52,7 @@ DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver t
 _ZONE_DEFINED = re.compile(
     r"^\s*(?:the\s+)?([A-Z][\w&'’/-]*(?:\s+[A-Z0-9][\w&'’/-]*){0,3})\s+(?:zone\s+)?(?:covers|includes)\b"
 )
+_ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 
 
@@ -112,6 +129,9 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         and u not in grouped
         and rule_of_kind(u)
         and (u.evidence.passage.kind != "product" or _names_a_place(u.text))
+        and not _elsewhere(u.text)
+        # "return unopened tea within 30 days of delivery" is a returns rule, not where the tea can go
+        and u.evidence.passage.link_type != "refund_policy"
     ]
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
@@ -172,9 +192,10 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         answer = _Answer()
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
             answer.meta(_town_phrase(town, [levels[id(u)] for u in chosen], [u.text for u in chosen]))
-        for u in chosen:
-            # a list entry is quoted after its lead-in, which says what the list is ("These items cannot ship to …:")
-            _quote(answer, u, lead=f"{u.lead.text.strip()} " if u in own and u.lead is not None else "")
+        for u in _leaning(chosen, shipping_units):
+            # a list entry is quoted after its lead-in, which says what the list is ("These items cannot ship to …:",
+            # "we cannot deliver knives to:" before "The Channel Islands (Jersey, …)")
+            _quote(answer, u, lead=f"{u.lead.text.strip()} " if u.lead is not None and u.lead not in chosen else "")
         for d in targets:
             answer.use(d.id)
         return answer
@@ -368,6 +389,28 @@ def _names_a_place(text: str) -> bool:
     """A product's own sentence is a delivery rule only where it names where ("… only ships to addresses in the
     Republic of Ireland"), not for a word such as "Power Delivery" in "any USB-C Power Delivery charger"."""
     return bool(country_codes_in(text) or group_members(text) or region_named(text))
+
+
+def _leaning(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
+    """`chosen`, each sentence that leans on the one before ("This covers postcodes IV, HS, …") after that one ("We
+    can deliver to the Highlands and Islands, but it takes 2–3 working days …")."""
+    out: list[_Unit] = []
+    for u in chosen:
+        siblings = [v for v in units if v.evidence.passage.id == u.evidence.passage.id]
+        at = siblings.index(u)
+        # ... where it states no delivery rule itself ("This is an oversize item: DPD delivery … only" does)
+        leans = _ANAPHOR_START.match(u.text) and not _SHIP_WORDS.search(u.text)
+        if leans and at > 0 and siblings[at - 1] not in chosen + out:
+            out.append(siblings[at - 1])
+        out.append(u)
+    return out
+
+
+def _elsewhere(text: str) -> bool:
+    """A line allowing delivery to other places than the one asked ("boards can still be delivered to Northern
+    Ireland and the Isle of Man for £5.95", asked about Jersey) is their rule, not the destination's; a line that bars
+    or limits ("knives only to UK addresses", "not outside the UK") holds for every place it leaves out."""
+    return _names_a_place(text) and not _NEGATION.search(text) and not _ONLY.search(text)
 
 
 def _is_shipping_unit(unit: _Unit) -> bool:

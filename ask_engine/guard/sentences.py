@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     pass
 from ask_engine.guard.figures import _normalise_text
+from ask_engine.language import word_list
 
 SentenceKind = Literal["claim", "refusal", "meta"]
 
@@ -24,6 +25,9 @@ _ABBREVIATIONS = _word_set(
 )
 # "No." is an abbreviation only before a number ("No. 5"); elsewhere it is the answer "No."
 _ABBREV_NEEDS_DIGIT = frozenset({"no", "nos", "tel", "pp"})
+# "U.S.", "P.O.", "a.m.": letters each followed by a dot
+_DOTTED = re.compile(r"(?:^|[\s(])(?:[A-Za-z]\.){2,}$")
+_SENTENCE_OPENERS = word_list("function_words") | word_list("sentence_openers")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9£$€*_])")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
@@ -71,6 +75,12 @@ def _split_line(line: str) -> list[str]:
             continue
         if re.search(r"(?:^|\s)[A-Z]\.$", candidate):  # an initial: "J. Smith"
             continue
+        if _DOTTED.search(candidate):
+            # "the U.S. Virgin Islands", "P.O. Boxes", "9 a.m. Monday": a dotted abbreviation ends a sentence only
+            # where a word that opens sentences follows ("… within the U.S. We also …")
+            following = re.match(r"[\"'“‘(\[]?([A-Za-z]+)", line[match.end() :])
+            if following is None or following.group(1).lower() not in _SENTENCE_OPENERS:
+                continue
         if candidate:
             parts.append(candidate)
         start = match.end()

@@ -125,6 +125,7 @@ class _HtmlText:
         has_header = first is not None and (
             first.find_parent("thead") is not None
             or all(cell.name == "th" for cell in first.find_all(["td", "th"], recursive=False))
+            or (len(rows) > 1 and _bold_row(first))
         )
         caption = table.find("caption")
         if caption is not None and _collapse(caption.get_text()):
@@ -141,6 +142,20 @@ class _HtmlText:
             self.blocks.append(_Block(_sentence(line)))
         if header and not rows:
             self.blocks.append(_Block(_sentence(" | ".join(h for h in header if h))))
+
+
+def _bold_row(tr: Any) -> bool:
+    """A first row whose every cell is wholly bold ("<td><strong>Size</strong></td>…"): the header of a table written
+    without <thead> or <th>, as editors paste them."""
+    cells = tr.find_all(["td", "th"], recursive=False)
+    if len(cells) < 2:
+        return False
+    for cell in cells:
+        text = _collapse(cell.get_text(" "))
+        bold = " ".join(_collapse(b.get_text(" ")) for b in cell.find_all(["strong", "b"]))
+        if not text or bold != text:
+            return False
+    return True
 
 
 def _html_blocks(html: str, split_level: int = 4) -> list[_Block]:
