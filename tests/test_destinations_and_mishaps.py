@@ -9,7 +9,8 @@ almonds showed" were read as things the shop does not name, and a parcel that "s
 question about the shop's processes; and "any nakiri in stock at the moment?" found nothing because the best
 sentences did not say "moment". Also: "is it on offer?" was not "on sale", "can I get the 1kg right now?" no stock
 question, a table whose bold first row is its header was quoted as "Size | Hair length", "Atlantic Canada" named no
-province, and "… and are they included?" was said to be unrecorded beside "(included)". A small tea and teaware shop
+province, "… and are they included?" was said to be unrecorded beside "(included)", and a policy list whose markers
+the export dropped lost its lead-in after the first item. A small tea and teaware shop
 of another trade, indexed with the real embedding model and asked through `Engine.ask`."""
 
 from __future__ import annotations
@@ -141,6 +142,13 @@ title: Returns
 
 You can return unopened tea and unused teaware within 30 days of delivery for a full refund.
 
+## Final sale {#final-sale}
+
+These can't be returned or refunded, opened or not:
+
+- Gift cards
+- Tea weighed out to order at our shop counter (sold in paper bags)
+
 ## Christmas returns {#christmas}
 
 Gifts bought between November 1 and December 24 can be returned until January 15.
@@ -260,3 +268,8 @@ def test_a_part_another_part_already_answers_is_not_called_unrecorded() -> None:
     assert _said_by_others(unrecorded, answers, words)
     assert not _said_by_others(other, answers, content_stems("is it waterproof?") - _GENERIC_QUERY_STEMS)
     assert not _said_by_others(stated, answers, content_stems("what batteries?"))
+
+
+def test_a_list_whose_markers_the_export_dropped_keeps_its_lead_in(engine: Engine) -> None:
+    answer = ask_plain(engine, "if I buy tea weighed out at your counter and it's still sealed can I send it back?")
+    assert "These can't be returned or refunded, opened or not: Tea weighed out to order" in answer, answer

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.addressing import measures as asked_kinds
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
+from ask_engine.answering.units import _LIST_ITEM_CHARS
 from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
@@ -50,9 +51,13 @@ def passage_units(ev: Evidence, rank: int, doc: Document | None) -> list[_Unit]:
     out: list[_Unit] = []
     position = 0
     lead: _Unit | None = None
+    listed: _Unit | None = None  # a lead-in whose list goes on in short lines whose markers the export dropped
     first = True
     for line in quotable_lines(passage):
         line_units: list[_Unit] = []
+        stripped = line.strip()
+        if listed is not None and lead is None and not _short_item(stripped):
+            listed = None  # prose after the list
         for sentence in split_sentences(line):
             position += 1
             text = sentence.strip()
@@ -66,14 +71,22 @@ def passage_units(ev: Evidence, rank: int, doc: Document | None) -> list[_Unit]:
             if lead is not None:
                 unit.lead = lead
                 unit.context = f"{context} {lead.text}"
+            elif listed is not None:
+                # "… we cannot deliver knives to:", "Northern Ireland.", "The Isle of Man.", …: each line is quoted
+                # with the lead-in, though only the first is scored under it (as the indexer embedded it)
+                unit.lead = listed
             line_units.append(unit)
         out.extend(line_units)
-        stripped = line.strip()
         if stripped.endswith(":") and line_units:
-            lead = line_units[-1]
+            lead = listed = line_units[-1]
         elif not _looks_like_item(stripped):
             lead = None
     return out
+
+
+def _short_item(line: str) -> bool:
+    """A line short enough to be a list item whose marker is gone: one sentence, not itself a lead-in."""
+    return len(line) <= _LIST_ITEM_CHARS and not line.endswith(":") and len(split_sentences(line)) == 1
 
 
 def _looks_like_item(line: str) -> bool:
