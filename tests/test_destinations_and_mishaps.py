@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.extractive import _said_by_others
+from ask_engine.answering.extractive import _stated_elsewhere
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.work import _Answer
@@ -265,9 +265,9 @@ def test_a_part_another_part_already_answers_is_not_called_unrecorded() -> None:
     other.meta("The shop has not recorded whether the Night Light is waterproof.")
     answers = [stated, unrecorded, other]
     words = content_stems("and are they included?") - _GENERIC_QUERY_STEMS - _VAGUE_STEMS
-    assert _said_by_others(unrecorded, answers, words)
-    assert not _said_by_others(other, answers, content_stems("is it waterproof?") - _GENERIC_QUERY_STEMS)
-    assert not _said_by_others(stated, answers, content_stems("what batteries?"))
+    assert _stated_elsewhere(unrecorded, answers, words)
+    assert not _stated_elsewhere(other, answers, content_stems("is it waterproof?") - _GENERIC_QUERY_STEMS)
+    assert not _stated_elsewhere(stated, answers, content_stems("what batteries?"))
 
 
 def test_a_list_whose_markers_the_export_dropped_keeps_its_lead_in(engine: Engine) -> None:

@@ -176,11 +176,9 @@ class ExtractiveGenerator:
             answers = [a for a in answers if not (a.not_recorded and a.unnamed)]
             # ... and a part saying an attribute is not recorded while another part states it ("how wide is the
             # base? seems wider than 48 inches?" → "not recorded the dimensions" beside "measures 48 x 48 x 72")
-            # would contradict it
-            answers = [a for a in answers if not _stated_elsewhere(a, answers)]
-            # ... and a part whose every word another part's quoted line says ("what batteries does it use, and are
-            # they included?" after "3 x CR2032 coin cell (included)") is answered there
-            answers = [a for a in answers if not _said_by_others(a, answers, asked.get(id(a), frozenset()))]
+            # would contradict it, and a part whose every word another part's quoted line says ("what batteries does
+            # it use, and are they included?" after "3 x CR2032 coin cell (included)") is answered there
+            answers = [a for a in answers if not _stated_elsewhere(a, answers, asked.get(id(a), frozenset()))]
         merged = _Answer()
         for answer in answers:
             merged.extend(answer)
@@ -281,30 +279,18 @@ def _gap_concepts(answer: _Answer) -> frozenset[str]:
     return frozenset(names)
 
 
-def _stated_elsewhere(answer: _Answer, answers: Sequence[_Answer]) -> bool:
-    """`answer` only says an attribute is not recorded, and another answered part states that very attribute."""
+def _stated_elsewhere(answer: _Answer, answers: Sequence[_Answer], words: frozenset[str] = frozenset()) -> bool:
+    """`answer` only says something is not recorded, and another part states it: the very attribute its gaps name
+    (an answered part), or every word its part asked with (`words`, said by any other part's quoted lines)."""
     if not answer.not_recorded or any(s.kind == "claim" for s in answer.sentences):
         return False
+    claims = [(other, s.text) for other in answers if other is not answer for s in other.sentences if s.kind == "claim"]
+    if words and words <= frozenset().union(*(content_stems(text) for _, text in claims)):
+        return True
     asked = _gap_concepts(answer)
     return bool(asked) and any(
-        mentions_concept(s.text, name)
-        for other in answers
-        if other is not answer and not other.not_recorded
-        for s in other.sentences
-        if s.kind == "claim"
-        for name in asked
+        mentions_concept(text, name) for other, text in claims if not other.not_recorded for name in asked
     )
-
-
-def _said_by_others(answer: _Answer, answers: Sequence[_Answer], words: frozenset[str]) -> bool:
-    """`answer` only says something is not recorded, and the claims of the other parts say every word its part
-    asked with."""
-    if not answer.not_recorded or not words or any(s.kind == "claim" for s in answer.sentences):
-        return False
-    said = frozenset().union(
-        *(content_stems(s.text) for a in answers if a is not answer for s in a.sentences if s.kind == "claim")
-    )
-    return words <= said
 
 
 _LISTING_FRAME = content_stems("comes in")  # the frame of the options sentence (`commerce._commerce`)

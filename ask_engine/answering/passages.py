@@ -415,7 +415,7 @@ def _absent_names(text: str, task: Task) -> list[str]:
 _AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
 # what became of a thing ("torn", "arrived", "melted") names no second thing after it
 _STATE_WORDS = word_list("state_words")
-_REGULAR_PAST = re.compile(r"^[a-z]{3,}[^e]ed$")
+_REGULAR_PAST = text_cue("regular_past")
 
 
 def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
