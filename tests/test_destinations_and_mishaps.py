@@ -31,18 +31,7 @@ from ask_engine.language import content_stems, parse_query
 from ask_engine.retrieve import with_rate_passages
 from ask_engine.sources.markup import html_to_text
 from ask_engine.towns import regions_named
-from tests.shop_helpers import ask_plain, inline_engine
-
-
-def _product(pid: int, title: str, handle: str, body: str, kind: str, price: str) -> dict[str, Any]:
-    return {
-        "id": pid,
-        "title": title,
-        "handle": handle,
-        "body_html": body,
-        "product_type": kind,
-        "variants": [{"id": pid * 10 + 1, "title": "Default Title", "price": price, "available": True}],
-    }
+from tests.shop_helpers import ask_plain, inline_engine, single_variant_product
 
 
 def _sizes(product: dict[str, Any], sizes: list[tuple[str, str, bool]]) -> dict[str, Any]:
@@ -57,34 +46,37 @@ def _sizes(product: dict[str, Any], sizes: list[tuple[str, str, bool]]) -> dict[
 
 
 PRODUCTS = [
-    _product(
+    single_variant_product(
         1,
         "Hokusai Glass Teapot 600ml",
         "hokusai-glass-teapot",
         "<p>Borosilicate glass teapot with a stainless steel infuser. Holds 600ml, about three cups.</p>",
         "Teapots",
         "34.00",
+        vendor="Leaf & Kettle",
     ),
-    _product(
+    single_variant_product(
         2,
         "Darjeeling First Flush 100g",
         "darjeeling-first-flush",
         "<p>A bright, floral spring Darjeeling from a single estate. Brew at 85°C for 3 minutes.</p>",
         "Loose Leaf Tea",
         "12.50",
+        vendor="Leaf & Kettle",
     ),
     _sizes(
-        _product(
+        single_variant_product(
             3,
             "Yorkshire Breakfast Blend",
             "yorkshire-breakfast-blend",
             "<p>Our strong everyday blend of Assam and Kenyan teas. Takes milk well.</p>",
             "Loose Leaf Tea",
             "8.95",
+            vendor="Leaf & Kettle",
         ),
         [("250g", "8.95", True), ("1kg", "29.00", False)],
     ),
-    _product(
+    single_variant_product(
         4,
         "Cast Iron Tetsubin Kettle",
         "cast-iron-tetsubin",
@@ -95,6 +87,7 @@ PRODUCTS = [
         "<tr><td>Hira</td><td>1.2 litres</td><td>2.1 kg</td></tr></tbody></table>",
         "Kettles",
         "89.00",
+        vendor="Leaf & Kettle",
     ),
 ]
 PRODUCTS[1]["variants"][0]["compare_at_price"] = "15.00"
