@@ -30,7 +30,7 @@ from ask_engine.guard import (
     strip_injected,
 )
 from ask_engine.indexes import ShopIndex, live_version
-from ask_engine.language import with_shop_synonyms
+from ask_engine.language import informal_synonyms, with_shop_synonyms
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
@@ -260,8 +260,10 @@ class Engine:
         with timer.stage("conversation"):
             thread = self._conversation(req, asker, head)
         # a slipped word read as the shop's ("caffiene": caffeine), the shop's own word beside each synonym a shopper
-        # used ("jumpers (sweater)"): shop.toml [synonyms]
-        query = with_shop_synonyms(spelled(req.query, state.index.lexical.uses), state.index.shop.synonyms)
+        # used ("jumpers (sweater)": shop.toml [synonyms]) and beside an informal word the shop never uses ("veggie
+        # (vegetarian)": the lexicon's informal words)
+        query = spelled(req.query, uses := state.index.lexical.uses)
+        query = with_shop_synonyms(query, state.index.shop.synonyms + informal_synonyms(query, uses))
         with timer.stage("resolve"):
             resolution = resolve(req.ids or (), state.index, query=query, history=thread.history)
         head += compose.not_found_messages(resolution.unresolved)
@@ -343,7 +345,7 @@ class Engine:
                 vector = embedder.embed_query(query) if needed else None
                 retrieved = state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
                 gathered = with_listed_products(index, retrieved, question.text, resolution)
-                outcome.evidence = sanitize_evidence(with_rate_passages(index, gathered, question.text))
+                outcome.evidence = sanitize_evidence(with_rate_passages(index, gathered, question.text, resolution))
             task = Task(
                 query=question.text,
                 evidence=outcome.evidence,

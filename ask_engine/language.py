@@ -28,6 +28,7 @@ __all__ = [
     "Concept",
     "Intent",
     "alternation",
+    "american_spelling",
     "asks_options",
     "content_stems",
     "country_aliases",
@@ -36,10 +37,12 @@ __all__ = [
     "fact_key_matches",
     "group_members",
     "in_shop_words",
+    "informal_synonyms",
     "join_and",
     "normalize",
     "offer_stems",
     "parse_query",
+    "spelling_variants",
     "stem",
     "text_cue",
     "third_person",
@@ -57,19 +60,31 @@ _LEXICON = json.loads((Path(__file__).with_name("lexicon") / "en.json").read_tex
 _STOPWORDS: frozenset[str] = frozenset(_LEXICON["stopwords"])
 # Everyday synonyms shoppers and shops use for the same thing (data): every form folds to the group's first word.
 _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["synonyms"])
+# Groups of words for one thing, one of them informal ("vegetarian", "veggie"; lexicon data): they fold as synonyms do
+_INFORMAL_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["informal_words"])
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
-# plural forms the stemmer cannot undo by rule (lexicon data)
-_IRREGULAR: dict[str, str] = _LEXICON["irregular_plurals"]
+# plural forms and verbs' past forms the stemmer cannot undo by rule (lexicon data)
+_IRREGULAR: dict[str, str] = _LEXICON["irregular_plurals"] | _LEXICON["irregular_verbs"]
 # "subscription" read as "subscribe": a noun's ending the rules above cannot undo (lexicon data), longest first
 _NOUN_ENDINGS = tuple(sorted(_LEXICON["noun_endings"].items(), key=lambda kv: -len(kv[0])))
 # British spellings read as the American ones ("sulphate" as "sulfate", "moisturiser" as "moisturizer"; lexicon data)
 _SPELLING_WORDS: dict[str, str] = _LEXICON["spellings"]["words"]
+_BRITISH_WORDS: dict[str, tuple[str, ...]] = {
+    a: tuple(b for b, other in _SPELLING_WORDS.items() if other == a) for a in set(_SPELLING_WORDS.values())
+}
 _SPELLING_RULES = tuple((re.compile(pattern), repl) for pattern, repl in _LEXICON["spellings"]["rules"])
 
 
-def _american(word: str) -> str:
+def spelling_variants(word: str) -> tuple[str, ...]:
+    """Other spellings of a lower-case word the lexicon lists ("aluminum": "aluminium"), its American one among them;
+    rule-made variants ("polarized": "polarised") are one edit apart and found by edits."""
+    american = american_spelling(word)
+    return tuple(w for w in (american, *_BRITISH_WORDS.get(american, ())) if w != word)
+
+
+def american_spelling(word: str) -> str:
     """A lower-case word in its American spelling, which both spellings of it share once stemmed."""
     if word in _SPELLING_WORDS:
         return _SPELLING_WORDS[word]
@@ -85,7 +100,7 @@ def _raw_stem(word: str) -> str:
     w = _IRREGULAR.get(w, w)
     if len(w) <= 3:
         return w
-    w = _american(w)
+    w = american_spelling(w)
     if len(w) <= 3:
         return w
     if w.endswith("ies") and len(w) > 4:
@@ -108,7 +123,7 @@ def _raw_stem(word: str) -> str:
     return w
 
 
-_SYNONYMS = {_raw_stem(word): _raw_stem(group[0]) for group in _SYNONYM_GROUPS for word in group}
+_SYNONYMS = {_raw_stem(word): _raw_stem(group[0]) for group in (*_SYNONYM_GROUPS, *_INFORMAL_GROUPS) for word in group}
 
 
 @lru_cache(maxsize=65536)
@@ -142,9 +157,30 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
     jumpers wool?" → "are the jumpers (sweater) wool?" for `sweater = ["jumpers"]`), so retrieval
     and answering match what its catalogue calls the thing; the shopper's word stays, as the catalogue may use it
     too. Whole words (or their plural) only, any case; a word the text already uses is not added again."""
+    # the words as written, synonyms not folded: "sunnies" does not write "sunglasses", though both read as one
+    written = _written_stems(text)
     return _sub_shop_words(
-        text, synonyms, lambda said, own: said if content_stems(own) <= content_stems(text) else f"{said} ({own})"
+        text, synonyms, lambda said, own: said if _written_stems(own) <= written else f"{said} ({own})"
     )
+
+
+def _written_stems(text: str) -> frozenset[str]:
+    """The stems of `text`'s content words with no synonym folded."""
+    return frozenset(_raw_stem(w) for w in _TOKEN_RE.findall(fold(normalize(text)).lower()) if w not in _STOPWORDS)
+
+
+def informal_synonyms(text: str, uses: Callable[[str], int]) -> ShopSynonyms:
+    """The lexicon's informal words `text` uses that the shop's text does not, each with the word of its group the
+    shop uses most (`uses`: how many of the shop's passages use a lower-case word), in `with_shop_synonyms`' shape:
+    "is it ok for my veggie sister?" reads "veggie (vegetarian)" where the shop writes "vegetarian"."""
+    words = {w.lower() for w in _TOKEN_RE.findall(text)}
+    pairs: list[tuple[str, tuple[str, ...]]] = []
+    for group in _INFORMAL_GROUPS:
+        said = tuple(w for w in group if (w in words or f"{w}s" in words) and uses(w) <= 0)
+        used = [(uses(w), w) for w in group if w not in said and uses(w) > 0]
+        if said and used:
+            pairs.append((max(used)[1], said))
+    return tuple(pairs)
 
 
 def in_shop_words(text: str, synonyms: ShopSynonyms) -> str:
@@ -323,6 +359,7 @@ def asks_options(text: str) -> bool:
 
 _CATALOGUE_RE = _cue_re("catalogue")
 _COLOUR_CHANGE_RE = text_cue("colour_change")
+_COLOUR_COMPOUND_RE = text_cue("colour_compound")  # "blue light", "red wine": the colour word names no colour
 _COMPARISON_RE = _cue_re("comparison")
 _OVERVIEW_RE = _cue_re("overview")
 _ELLIPTICAL_RE = _cue_re("elliptical")
@@ -419,6 +456,7 @@ def parse_query(query: str) -> Intent:
     # "is it turning yellow?", "does it turn towels black?", "will it leave white marks?": a colour a thing turns or
     # leaves is no colour of the product asked for
     changed = {w for m in _COLOUR_CHANGE_RE.finditer(lower) for w in re.findall(r"[a-z]+", m.group(1))}
+    changed |= {m.group(1) for m in _COLOUR_COMPOUND_RE.finditer(lower)}  # "does it block blue light?"
     colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS and w not in changed)
     countries = country_codes_in(text, query=True)
     permission = _PERMISSION_RE.match(lower)

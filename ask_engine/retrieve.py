@@ -129,11 +129,14 @@ RATE_EVIDENCE_MAX = 2
 SHIPPING_POLICY = "policy:shipping_policy"
 
 
-def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: str) -> list[Evidence]:
+def with_rate_passages(
+    index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution | None = None
+) -> list[Evidence]:
     """`evidence`, and after it what a shipping question naming a town or country needs and retrieval ranked lower:
-    the shipping policy's passages naming the town ("Remote covers … Broome") or listing its postcode area, and, when it
-    asks what delivery costs,
-    the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
+    the shipping policy's passages naming the town ("Remote covers … Broome") or listing its postcode area (for a
+    town the policy never names, those naming its country or a group of it), those naming a product in view by its
+    title ("The Basecamp 6 Family Cabin Tent is oversize: it ships to Canada and the US only"), and, when it asks
+    what delivery costs, the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
     out = list(evidence)
     # "can I get a santoku sent to my sister in Germany?" is a shipping question too, though it names no policy word
     if "shipping_policy" not in policy_intents(query) and not parse_query(query).shipping:
@@ -152,16 +155,24 @@ def with_rate_passages(index: ShopIndex, evidence: Sequence[Evidence], query: st
         for p in policy
         if (place is not None and place.search(p.text)) or (areas and areas & postcode_areas_listed(p.text))
     ]
-    if town is None:
-        # the passages naming the country, then those naming a group it belongs to ("EU countries" for Germany,
-        # "the Channel Islands" for Jersey): the rule for the destination, wherever retrieval ranked it
+    if town is not None and town.region and not named:
+        # a town the policy never names, by its state, province or nation ("Northern Ireland" for Belfast)
+        region = re.compile(rf"(?<![\w-]){re.escape(town.region)}(?![\w-])", re.IGNORECASE)
+        named = [p for p in policy if region.search(p.text)]
+    if not named:
+        # the passages naming the country (the town's, for "Munich, Germany"), then those naming a group it belongs
+        # to ("EU countries" for Germany, "the Channel Islands" for Jersey): the rule for the destination, wherever
+        # retrieval ranked it
+        codes = codes | ({town.country} if town is not None else set())
         named = [p for p in policy if codes & set(country_codes_in(p.text))]
         named += [
             p for p in policy if p not in named and any(codes & members for members in group_members(p.text).values())
         ]
+    titles = [index.documents[d].title for d in (resolution.doc_ids if resolution else ()) if d in index.documents]
+    own = [p for p in policy if any(t.lower() in p.text.lower() for t in titles if t)]
     tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
     tables.sort(key=lambda p: -len(_AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
-    for passage in dict.fromkeys([*named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):
+    for passage in dict.fromkeys([*own[:RATE_EVIDENCE_MAX], *named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):
         out.append(Evidence(len(out) + 1, passage, 0.0))
     return out
 

@@ -8,6 +8,10 @@ so the question loses its most specific word. A word is read as another only whe
   the one most of the shop's passages use wins, then the commoner in English;
 - it is not a name: a capitalised word inside a sentence is left as typed, as are words with digits or of fewer
   than four letters.
+
+A word spelled the other side of the Atlantic ("polarized", "aluminum", "color") is read as the shop's spelling
+when the shop uses that one and not the asker's, English word or not: the two read the same once stemmed, but the
+embedding model compares words as written.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+
+from ask_engine.language import american_spelling, spelling_variants
 
 __all__ = ["spelled"]
 
@@ -44,11 +50,19 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
         if word[0].isupper() and not _SENTENCE_END.search(text[: match.start()]):
             return word  # a name: "Do you ship to Wagga Wagga?"
         english = _english()
+        # "polarized" where the shop writes "polarised": the shop's spelling of the same word, so the question
+        # reads as its text does (similarity compares the words as written)
+        edits = english.edit_distance_1(low)
+        american = american_spelling(low)
+        same = [c for c in {*spelling_variants(low), *edits} if uses(c) > 0 and american_spelling(c) == american]
+        if same:
+            best = max(same, key=lambda c: (uses(c), c))
+            return best.capitalize() if word[0].isupper() else best
         if low in english:
             return word
         # the word the shop uses most ("shipping", not "shining", for "shiping"), then the commoner English word,
         # then the longer ("yirgacheffe", not "yirgacheff", which reads the same once stemmed)
-        options = [(n, c) for c in english.edit_distance_1(low) if (n := uses(c)) > 0]
+        options = [(n, c) for c in edits if (n := uses(c)) > 0]
         if not options:
             return word
         best = max(options, key=lambda o: (o[0], english.word_usage_frequency(o[1]), len(o[1]), o[1]))[1]

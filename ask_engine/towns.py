@@ -145,6 +145,11 @@ def _region_keys(country: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1 << 12)  # a pure function of its text, asked of the same shipping lines line after line
+def is_town(word: str) -> bool:
+    """`word` is the name of a town or city the gazetteer holds ("falmouth", "Padstow")."""
+    return fold_name(word) in _data()["towns"]
+
+
 def towns_in(text: str, country: str) -> frozenset[str]:
     """The towns of `country` a line names, written with capitals ("South-East Queensland (Brisbane, Ipswich)"
     → brisbane, ipswich), folded to lower case; a region's own name is not read as a town."""

@@ -11,7 +11,7 @@ from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural
 from ask_engine.answering.gaps import option_gap
 from ask_engine.answering.measures import measure, measures_in
 from ask_engine.answering.query import _head, _product_words
-from ask_engine.answering.units import usable_value
+from ask_engine.answering.units import description_units, usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
 from ask_engine.language import (
     Intent,
@@ -56,7 +56,11 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
 
     if intent.price:
         _price(answer, doc, variants, cites)
-    if intent.stock and _RESTOCK_WHEN.search(intent.lower):
+    stated = _restock_lines(doc) if intent.stock and _RESTOCK_WHEN.search(intent.lower) else []
+    for line in stated:
+        # "SOLD OUT for now - next shipment expected in May": the page says when, and that is the answer
+        answer.claim(line, _cites_for(task, doc, line), doc=doc.id)
+    if intent.stock and _RESTOCK_WHEN.search(intent.lower) and not stated:
         answer.meta(
             phrase("not_recorded", subject=f"the {title}", predicate=f"when the {title} will be back in stock"),
             markdown=phrase(
@@ -288,6 +292,18 @@ _ASKS_COLOUR = text_cue("asks_colour")
 _ASKS_SIZE = text_cue("asks_size")
 
 
+_RESTOCK_STATED = text_cue("restock_stated", re.IGNORECASE)  # "next shipment expected", "new stock due"
+_RESTOCK_TIME = text_cue("restock_time", re.IGNORECASE)  # "in May", "w/c 14 April", "end of the month"
+
+
+def _restock_lines(doc: Document) -> list[str]:
+    """The product's description sentences saying when stock comes back ("next shipment expected in May"): a
+    restock phrase with a time in one sentence."""
+    return [
+        u.text for u in description_units(doc.body) if _RESTOCK_STATED.search(u.text) and _RESTOCK_TIME.search(u.text)
+    ][:2]
+
+
 def _asks_sku(intent: Intent) -> bool:
     return bool(_SKU.search(intent.lower))
 
@@ -319,6 +335,17 @@ def _singled_values(intent: Intent, values: Sequence[str]) -> list[str]:
     return found
 
 
+_NUMBER_VALUE = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?![\w.])")
+
+
+def _same_number(value: str, said: str) -> bool:
+    """`said` is the number `value` is ("+2.5" and "+2.50", "2.5" and "+2.50"; not "-2.50")."""
+    if said[0] not in "+-" and value[0] == "+":
+        said = f"+{said}"
+    return (value[0] == "-") == (said[0] == "-") and float(value) == float(said)
+
+
 def _match_options(
     intent: Intent, options: list[tuple[str, tuple[str, ...]]]
 ) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
@@ -338,6 +365,9 @@ def _match_options(
                 # "11 speed" names "11-speed", and "t-shirt" "T Shirt": a hyphen and a space join words alike
                 joined = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", low) if w)
                 hit = bool(joined) and bool(re.search(rf"(?<![\w-]){joined}(?![\w-])", text))
+            if not hit and _NUMBER_VALUE.fullmatch(low):
+                # "+2.5" names "+2.50": a value that is a number is named by the same number however written
+                hit = any(_same_number(low, n) for n in _NUMBER_IN_TEXT.findall(text))
             if not hit and _is_colour_option(name):
                 hit = any(c in low.split() for c in intent.colours)
             if not hit and _is_size_option(name):

@@ -155,7 +155,7 @@ class ExtractiveGenerator:
             # a sentence an earlier part already quotes takes none of a later part's budget ("can I return pots?
             # who pays the return postage?": the second part's rule after the returns lead-in both parts quote)
             fresh = [s for s in answer.sentences if s.kind != "claim" or s.text not in said]
-            answer.sentences = (fresh if any(s.kind == "claim" for s in fresh) else answer.sentences)[:budget]
+            answer.sentences = _first(fresh if any(s.kind == "claim" for s in fresh) else answer.sentences, budget)
             said |= {s.text for s in answer.sentences}
         unanswered = all(a.not_recorded for a in answers)
         stated = _STATED_THEN_ASKED.match(query) if unanswered and len(parts) == 1 else None
@@ -394,6 +394,20 @@ def _titled_once(sentences: Sequence[Sentence], task: Task, doc_ids: Sequence[st
                 named.add(title)
         out.append(s)
     return out
+
+
+def _first(sentences: Sequence[Sentence], n: int) -> list[Sentence]:
+    """The first `n` sentences, and the claim after them where the last is the engine's own lead into it ("The shop
+    does not say exactly that …, but it records this." and the line it records): a lead without its line says
+    nothing."""
+    out = list(sentences[:n])
+    if out and out[-1].text.endswith(_HEDGE_END) and len(sentences) > n and sentences[n].kind == "claim":
+        out.append(sentences[n])
+    return out
+
+
+# how the engine's lead into a line it shows as what the shop records ends (prompts/phrases.j2)
+_HEDGE_END = phrase("not_stated_exactly", subject="\x00").split("\x00")[-1]
 
 
 def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:

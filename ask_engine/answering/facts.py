@@ -109,7 +109,7 @@ def _ranker() -> Ranker:
 
 def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
     """The product's units with the ranker's probability that each answers the question, best first."""
-    units = product_units(doc, untrusted=_is_untrusted)
+    units = _questions_led(product_units(doc, untrusted=_is_untrusted))
     if not units or work.embedder is None:
         return []
     probe = _ranking_probe(work, doc)
@@ -126,6 +126,27 @@ def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
     ranked = sorted(zip((float(p) for p in probabilities), units, strict=True), key=lambda pu: -pu[0])
     work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))
     return ranked
+
+
+def _questions_led(units: list[Unit]) -> list[Unit]:
+    """The units, a description's own question ("Need a bigger size?") joined to the sentence it leads into ("Need a
+    bigger size? Ask for the XL lining when you order."): alone, it answers nothing."""
+    out: list[Unit] = []
+    for u in units:
+        before = out[-1] if out else None
+        if (
+            before is not None
+            and before.kind == u.kind == "description"
+            and before.text.rstrip().endswith("?")
+            and not before.items
+            and not u.items
+            and before.context == u.context
+        ):
+            text = f"{before.text.rstrip()} {u.text}"
+            out[-1] = replace(u, text=text, value=text, position=before.position)
+        else:
+            out.append(u)
+    return out
 
 
 def _chosen_units(ranked: Sequence[tuple[float, Unit]]) -> list[Unit]:
@@ -225,8 +246,11 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
     """The question with the product's name taken out, so similarity measures the attribute asked about. Only a run of
     the title's words names the product: "Is this one waterproof?" about the "Aldergrove 3L Waterproof Jacket" still
     asks "waterproof", as the ranker was calibrated on whole questions."""
-    text = _strip_title(intent.text, doc.title, placeholder="it")
-    return text or intent.text
+    text = _strip_title(intent.text, doc.title, placeholder="it") or intent.text
+    if doc.product_type:
+        # "where are the Halden sunglasses made?" about the Halden Titanium, a pair of sunglasses: where it is made
+        text = _strip_title(text, doc.product_type, named=True) or text
+    return text
 
 
 def _ranking_probe(work: _Work, doc: Document) -> str:

@@ -49,10 +49,12 @@ from ask_engine.language import (
     content_stems,
     country_codes_in,
     join_and,
+    stem,
     text_cue,
     word_list,
 )
 from ask_engine.phrases import phrase
+from ask_engine.towns import is_town
 from ask_engine.types import Document, Task
 
 # Relevance floor for quoting a sentence: below it the question is off-topic for this shop (on the calibration set
@@ -214,13 +216,16 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         work.notes.append(f"no evidence uses {', '.join(unsaid)}")
         return None
     key = _key_word(units, intent, ignore=in_view)
+    town = key is not None and any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
     headed = _heading_names(names, units)
     if (
         key
         and specific is None
         and best.semantic < 0.6
         and not any(
-            key in _said_by(u)
+            # said by the sentence, or a town its page names ("your Falmouth shop" and the studio page's "we don't
+            # do eye tests", whose address names Falmouth)
+            key in _said_by(u) or (town and key in _page_names(u))
             for u in ranked[:3]
             # not the parking of another place's section; an FAQ entry is no place's section ("Can I pay in
             # instalments?" for "Klarna instalments from Switzerland?" where a shipping section is headed Switzerland)
@@ -361,6 +366,15 @@ def _said_by(u: _Unit) -> frozenset[str]:
     return content_stems(u.text) | _heading_words(u)
 
 
+def _page_names(unit: _Unit) -> frozenset[str]:
+    """The proper names (capitalised mid-sentence: a town, a brand) of `unit`'s policy or page, not of a product's:
+    a name elsewhere on the page is what the page is about ("your Falmouth shop" and the studio page giving its
+    Falmouth address), where a common word elsewhere on it ("parking") is another topic."""
+    if unit.evidence.passage.kind == "product" or unit.doc is None:
+        return frozenset()
+    return frozenset().union(*(_query_names(line) for line in unit.doc.body.splitlines()))
+
+
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
     (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
@@ -437,10 +451,14 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
     names = {u.context for u in units} | {u.text for u in units if len(u.text.split()) <= 6}
     names |= {d.title for d in task.documents.values()}
     evidence_words = [re.findall(r"[a-z][a-z'’-]*", text.lower()) for text in names]
+    # a shopper's word with the shop's own written after it ("specs (optical frames)") is the shop's thing
+    annotated = set(re.findall(r"([a-z][a-z'’-]*)\s*\(", work.intent.lower))
     found: list[str] = []
     for first, second in pairwise(words):
         if "'" in second or "’" in second or second in _STATE_WORDS or _REGULAR_PAST.search(second):
             continue  # "a piece torn", "the almonds showed up", "an easel that'll take": a thing and what befell it
+        if second in annotated:
+            continue
         head, modifier = content_stems(second), content_stems(first)
         if not head or not modifier or head & ignore or modifier & ignore or head & known or not modifier <= known:
             continue

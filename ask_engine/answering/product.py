@@ -170,6 +170,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             answer.sentences = [s for s in answer.sentences if s not in dropped]
             answer.not_recorded = False
             answer.gaps = [g for g in answer.gaps if g not in sold.gaps]
+        elif (intent.concepts or not commerce) and unrecorded and any(s.kind == "claim" for s in recorded.sentences):
+            # the sizes the variants lack, in the description's line shown as what the shop records ("5, 6, 8, 10 and
+            # 12mm"): "has not recorded any sizes" before it would contradict it; the hedge stands for both
+            answer.sentences = [s for s in answer.sentences if not (s in sold.sentences and s.kind == "meta")]
         if found or intent.concepts or not commerce or not sold.sentences:
             answer.extend(recorded)
     if not answer.sentences:
@@ -293,6 +297,11 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ranked = _ranked_units(work, doc)
     chosen = _naming_units(_chosen_units(ranked), work, doc)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
+    scores = {u.key: p for p, u in ranked if u.kind != "description"}
+    if facts and not chosen and ranked and ranked[0][0] > max(scores.get(f.key, 0.0) for f in facts):
+        # "does it come with a blade and battery?": "Body only - battery and charger not included", above the
+        # lexicon's bar and naming what is asked, ranks above "Blade diameter: 165 mm" and answers in its place
+        facts = [] if _tied_lines(work, doc, ranked) else facts
     # "how many milligrams of caffeine are in a cup?" asks for a figure; "Caffeine level: High" states none: it is
     # the nearest recorded fact, not the answer
     # ("how long is the hair?" and "Hair type: long" answer in the question's own word)
@@ -310,11 +319,25 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     figureless = figureless or (
         facts if facts and all(_other_kind(f"{f.label}: {f.value}", kinds) for f in facts) else []
     )
+    # ... as is one the ranker chose that states one figure, of another kind ("max user weight?" and "Weight:
+    # 470 g"; not a nutrition panel's many figures for "how many calories?")
+    unit_facts = [
+        u.fact for u in chosen if u.kind == "fact" and u.fact is not None and len(_FIGURES.findall(u.value)) == 1
+    ]
+    if not facts and unit_facts and len(unit_facts) == len(chosen) and all(_other_kind(u.text, kinds) for u in chosen):
+        figureless = unit_facts
     if facts and not figureless:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
         return answer
     chosen = [u for u in chosen if not figureless or (_figure(u.value) and not _other_kind(u.text, kinds))]
+    if figureless and not chosen and len(kinds) == 1:
+        # "what's the weight limit?" and "Weight: 950 g" ranked first: the next line stating a figure of the asked
+        # kind ("Holds up to 120 kg"), likely enough by the bar a fact the lexicon ties to the question needs
+        bar = _ranker().lexicon_bar
+        chosen = [
+            u for p, u in ranked[1:3] if p >= bar and kinds[0].states.search(u.text) and not _other_kind(u.text, kinds)
+        ][:1]
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
@@ -387,6 +410,9 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
     return answer
+
+
+_FIGURES = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def _other_kind(text: str, asked: Sequence[Measure]) -> bool:

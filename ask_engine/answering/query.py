@@ -139,9 +139,11 @@ _DETERMINER_BEFORE = text_cue("determiner_before", re.IGNORECASE)  # "the", "you
 _AUDIENCE_AFTER = text_cue("audience_after", re.IGNORECASE)  # who a product is for, after its name
 
 
-def _strip_title(text: str, title: str, placeholder: str = "") -> str:
+def _strip_title(text: str, title: str, placeholder: str = "", *, named: bool = False) -> str:
     """Remove the longest run of consecutive words of `text` that all belong to `title` (two words at least, or
-    one word that is not itself an attribute), with its article; `placeholder` ("it") takes its place."""
+    one word that is not itself an attribute nor all the question asks), with its article; `placeholder` ("it")
+    takes its place. With `named`, only a run that names the product in view: after a determiner or "it" ("the
+    Halden it sunglasses"), not "other benches"."""
     # a word of the title as written or by its stem ("velvet cushions" names the "Cotton Velvet Cushion")
     title_words = {stem(w.lower()) for w in re.findall(r"[\w'’]+", title)}
     tokens = list(re.finditer(r"[\w'’]+", text))
@@ -151,7 +153,18 @@ def _strip_title(text: str, title: str, placeholder: str = "") -> str:
         j = i
         seen: set[str] = set()
         # a repeated word ends the run: "the Aldergrove waterproof jacket waterproof?" still asks "waterproof"
-        while j < len(tokens) and stem(tokens[j].group(0).lower()) in title_words - seen:
+        while (
+            j < len(tokens)
+            and (
+                stem(tokens[j].group(0).lower()) in title_words - seen
+                # ... but the shop's word written after a shopper's ("sunnies (sunglasses)") goes with it
+                or (
+                    j > i
+                    and "(" in text[tokens[j - 1].end() : tokens[j].start()]
+                    and stem(tokens[j].group(0).lower()) in seen
+                )
+            )
+        ):
             seen.add(stem(tokens[j].group(0).lower()))
             j += 1
         if j > i and (best is None or j - i > best[1] - best[0]):
@@ -166,10 +179,17 @@ def _strip_title(text: str, title: str, placeholder: str = "") -> str:
         if len(word) < 4 or parse_query(word).product_specific:
             return text
     before = text[: tokens[start].start()]
+    if named and not (_DETERMINER_BEFORE.search(before) or re.search(r"\bit\s+$", before)):
+        return text
     if placeholder:
         before = _DETERMINER_BEFORE.sub("", before)
     after = text[tokens[end - 1].end() :]
     after = _AUDIENCE_AFTER.sub("", after)  # "the trail boot - men's"
+    if "(" in text[tokens[start].end() : tokens[end - 1].start()]:
+        after = re.sub(r"^\s*\)", "", after)  # the written-after word's closing bracket
+    if end - start < 2 and not content_stems(f"{before} {after}"):
+        # "are these polarised?" about the "Marlowe Polarised Round Sunglasses": the one word is what is asked
+        return text
     if placeholder == "it" and re.search(r"['’]s$", tokens[end - 1].group(0)):
         placeholder = "its"  # "is the sofa bed's mattress …?" asks of its mattress
     return re.sub(r"\s+", " ", f"{before} {placeholder} {after}").strip()

@@ -45,6 +45,9 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
         return None
     if targets:
         kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+        if any(_reduced(d) for d in targets):
+            # a product bought at a reduced price is also "sale" goods: the policy's "Sale and clearance items"
+            kinds |= _REDUCED_STEMS
     else:  # with none in view, the goods the question returns ("return a sofa", "return postage for a lamp")
         goods = _RETURNED_GOODS.search(intent.lower)
         if goods is None:
@@ -67,8 +70,14 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
         group.sort(key=lambda u: u.position)
         naming_lines = [(u, q) for u in group if (q := _names_kind(u.text, kinds)) is not None]
         naming, qualifiers = naming_lines[0] if naming_lines else (None, frozenset[str]())
-        if (naming is not None or kinds & _head_stems(group[0].context)) and not qualifiers - known:
-            plain.append((naming or group[0], group))
+        if naming is not None and not qualifiers - known:
+            plain.append((naming, group))
+        elif kinds & _head_stems(group[0].context):
+            # under a heading naming the goods plainly ("Sale and clearance items"), the section is about them, whatever
+            # its lines qualify ('Anything marked "Final Sale"'); not under "Made-to-order sofas"
+            heading = _names_kind(group[0].context, kinds) if naming is not None else frozenset[str]()
+            if heading is not None and not heading - known:
+                plain.append((group[0], group))
     if not plain:
         return None  # only "Made-to-order sofas" for a sofa: a rule for some sofas, not for this one
     # the rest of the question, the goods left out, picks the section and its sentence ("what does it cost to
@@ -95,6 +104,22 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
     best = max(group, key=lambda u: fit[id(u)])
     chosen = [lead] if best is lead else [lead, best]
     return sorted(with_lists(chosen, group), key=lambda u: u.position)
+
+
+_REDUCED_STEMS = word_stems("reduced_price_words")
+
+
+def _reduced(doc: Document) -> bool:
+    """Every priced variant of `doc` sells below its compare-at price: the product is on sale."""
+    priced = [v for v in doc.variants if v.price]
+    return bool(priced) and all(_below(v.price or "", v.compare_at_price or "") for v in priced)
+
+
+def _below(price: str, before: str) -> bool:
+    try:
+        return float(price.replace(",", "")) < float(before.replace(",", ""))
+    except ValueError:
+        return False
 
 
 def _names_kind(text: str, kinds: frozenset[str]) -> frozenset[str] | None:
