@@ -134,7 +134,8 @@ def with_rate_passages(
 ) -> list[Evidence]:
     """`evidence`, and after it what a shipping question naming a town or country needs and retrieval ranked lower:
     the shipping policy's passages naming the town ("Remote covers … Broome") or listing its postcode area (for a
-    town the policy never names, those naming its country or a group of it), those naming a product in view by its
+    town the policy never names, those naming its state, province or nation, else its country or a group of it),
+    those naming a product in view by its
     title ("The Basecamp 6 Family Cabin Tent is oversize: it ships to Canada and the US only"), and, when it asks
     what delivery costs, the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
     out = list(evidence)

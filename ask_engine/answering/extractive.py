@@ -214,6 +214,9 @@ class ExtractiveGenerator:
             task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
         )
         targets = _targets(work)
+        if places and not targets and not intent.shipping and (intent.price or intent.asks_duration):
+            # "Do you ship to Australia? What does it cost?": a cost or a time after a destination is delivery's
+            intent = replace(intent, shipping=True, shipping_place=True, countries=places)
         # What the question asks is read without the product's name: "Aldergrove 3L Waterproof Jacket" asks nothing.
         work.intent = _with_history(_without_mentions(intent, targets), task)
         answer = (

@@ -459,6 +459,13 @@ def _fact_sentence(
     ):
         say(f"{subject} {be} {value}", f"{subject_md} {be} {value_md}")
         return
+    verb = label.strip().lower()
+    if verb in _LABEL_VERBS and verb not in _AUXILIARIES:
+        # "Serves: 8-10" → "the Grand Hamper serves 8-10", not "the serves of the Grand Hamper are 8-10"
+        base = verb[:-2] if verb.endswith(("ches", "shes", "sses")) else verb[:-1]
+        says = base if plural else verb
+        say(f"{subject} {says} {value}", f"{subject_md} {says} {value_md}")
+        return
     linked = _linking_label(label, plural)
     if linked is not None:
         # "Compatible with: Isar Extending Dining Table" → "the Isar Extension Leaf is compatible with Isar Extending

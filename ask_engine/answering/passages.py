@@ -43,8 +43,10 @@ from ask_engine.answering.sentences import (
     _units,
     _with_context,
 )
+from ask_engine.answering.shipping import _MONEY
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import (
+    _PRICE_RE,
     Intent,
     content_stems,
     country_codes_in,
@@ -271,6 +273,10 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
             continue  # a second source must be on topic in its own right
         if u.score >= floor and _fits(chosen, u) and not _near_duplicate(u, chosen):
             chosen.append(u)
+    if (intent.price or _PRICE_RE.search(intent.lower)) and not any(_MONEY.search(u.text) for u in chosen):
+        # "how much is delivery for a workbench?": the section's line with the amount ("… costs £29.95 per order")
+        priced = [u for u in ranked if u.evidence.passage.id == best.evidence.passage.id and _MONEY.search(u.text)]
+        chosen += [u for u in priced[:1] if u not in chosen and _fits(chosen, u)]
     chosen = _singled_out(_with_context(units, chosen), intent.stems)
     chosen.sort(key=lambda u: u.key)
     answer = _Answer()

@@ -142,8 +142,8 @@ _AUDIENCE_AFTER = text_cue("audience_after", re.IGNORECASE)  # who a product is 
 def _strip_title(text: str, title: str, placeholder: str = "", *, named: bool = False) -> str:
     """Remove the longest run of consecutive words of `text` that all belong to `title` (two words at least, or
     one word that is not itself an attribute nor all the question asks), with its article; `placeholder` ("it")
-    takes its place. With `named`, only a run that names the product in view: after a determiner or "it" ("the
-    Halden it sunglasses"), not "other benches"."""
+    takes its place. With `named`, only a run that names the product in view: after a determiner or "it" ("where are
+    it sunglasses made?" once the name is out), not "other benches"."""
     # a word of the title as written or by its stem ("velvet cushions" names the "Cotton Velvet Cushion")
     title_words = {stem(w.lower()) for w in re.findall(r"[\w'’]+", title)}
     tokens = list(re.finditer(r"[\w'’]+", text))

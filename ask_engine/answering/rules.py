@@ -45,7 +45,7 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
         return None
     if targets:
         kinds = frozenset().union(*(_kind_stems(d) for d in targets))
-        if any(_reduced(d) for d in targets):
+        if any(d.fact("sale") is not None for d in targets):
             # a product bought at a reduced price is also "sale" goods: the policy's "Sale and clearance items"
             kinds |= _REDUCED_STEMS
     else:  # with none in view, the goods the question returns ("return a sofa", "return postage for a lamp")
@@ -107,19 +107,6 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
 
 
 _REDUCED_STEMS = word_stems("reduced_price_words")
-
-
-def _reduced(doc: Document) -> bool:
-    """Every priced variant of `doc` sells below its compare-at price: the product is on sale."""
-    priced = [v for v in doc.variants if v.price]
-    return bool(priced) and all(_below(v.price or "", v.compare_at_price or "") for v in priced)
-
-
-def _below(price: str, before: str) -> bool:
-    try:
-        return float(price.replace(",", "")) < float(before.replace(",", ""))
-    except ValueError:
-        return False
 
 
 def _names_kind(text: str, kinds: frozenset[str]) -> frozenset[str] | None:

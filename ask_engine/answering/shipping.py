@@ -54,6 +54,13 @@ _ZONE_DEFINED = re.compile(
 )
 _ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
+# an amount that is a bound on the order ("free on orders over £60", "orders up to €150"), not what delivery costs
+_BOUND_BEFORE = text_cue("amount_bound", re.IGNORECASE)
+
+
+def _states_cost(text: str) -> bool:
+    """`text` gives an amount that is not a bound on the order ("£9.95", not only "orders up to €150")."""
+    return any(not _BOUND_BEFORE.search(text[: m.start()]) for m in _MONEY.finditer(text))
 
 
 def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
@@ -137,6 +144,12 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         pool = direct + grouped + restricted
         # the product's own rules, among the lines naming the destination too
         own = restricted + [u for u in direct + grouped if rule_of_kind(u) and u.evidence.passage.kind != "product"]
+        # ... and the product's own page limiting where it goes ("Pallet delivery item - UK mainland only")
+        own += [
+            u
+            for u in pool
+            if u.doc in targets and _SHIP_WORDS.search(u.text) and (_ONLY.search(u.text) or _NEGATION.search(u.text))
+        ]
         _score(work, pool)
         asks_cost = intent.price or bool(COST_RE.search(intent.lower))  # "is it free?"
         place = place_name or _place_phrase(intent.text, code)
@@ -149,6 +162,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if asks_cost and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
+            # "Orders to Canada may be charged duties" under "USA and Canada" is Canada's line, not the USA's
+            u.score -= OTHER_PLACE_PENALTY if _names_only_others(u.text, code) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
         closest = max(levels.values(), default=0)
         standing = {id(u): max(closest, levels.get(id(u), 0)) if u in own else levels.get(id(u), 0) for u in pool}
@@ -174,7 +189,43 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             barred = [u for u in pool if u not in chosen and standing[id(u)] >= floor and _NEGATION.search(u.text)]
             if barred and _fits(chosen, barred[0]):
                 chosen.append(barred[0])
-        if asks_cost and not any(_MONEY.search(u.text) for u in chosen):
+        elif town is not None and not any(_NEGATION.search(u.text) for u in chosen):
+            # ... with one in view, the bar in its own rule's section that names the town's place ("Fuel canisters …
+            # ship by ground within Canada only. They cannot go to Yukon, …" for Whitehorse)
+            sections = {(u.evidence.passage.id, u.context) for u in chosen if u in own}
+            barred = [
+                u
+                for u in pool
+                if u not in chosen
+                and (u.evidence.passage.id, u.context) in sections
+                and levels.get(id(u), 0) >= 1
+                and _NEGATION.search(u.text)
+            ]
+            if barred and _fits(chosen, barred[0]):
+                chosen.append(barred[0])
+        if asks_cost and not any(_states_cost(u.text) for u in chosen):
+            # "how much is shipping to Germany?": the destination's line with what delivery costs ("All other EU
+            # countries: £9.95, 4-8 working days"), where the best gives only a bound ("orders up to €150"); with a
+            # duration too when one is asked
+            priced = [
+                u for u in pool if u not in chosen and standing[id(u)] >= standing[id(pool[0])] and _states_cost(u.text)
+            ]
+            # ... or its own section's ("We ship to … Australia …" and, after it, "Tracked International costs
+            # CA$44.95"), before another zone's rates
+            priced += [
+                u
+                for u in shipping_units
+                if u not in chosen
+                and u not in priced
+                and u.evidence.passage.id == chosen[0].evidence.passage.id
+                and u.context == chosen[0].context
+                and _states_cost(u.text)
+                and not _names_only_others(u.text, code)
+            ]
+            priced.sort(key=lambda u: not (intent.asks_duration and _DURATION.search(u.text)))
+            if priced and _fits(chosen, priced[0]):
+                chosen.append(priced[0])
+        if asks_cost and not any(_states_cost(u.text) for u in chosen):
             # "Metro covers … Hobart" says which zone; the rates table's rows for that zone say what it costs
             rates = [u for u in _zone_rates(chosen, shipping_units) if _fits(chosen, u)][:2]
             # ... and a charge the town's state or nation adds on top ("Deliveries to Tasmania … attract a surcharge")
@@ -192,10 +243,13 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         answer = _Answer()
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
             answer.meta(_town_phrase(town, [levels[id(u)] for u in chosen], [u.text for u in chosen]))
+        led: list[_Unit] = []
         for u in _leaning(chosen, shipping_units):
             # a list entry is quoted after its lead-in, which says what the list is ("These items cannot ship to …:",
-            # "we cannot deliver knives to:" before "The Channel Islands (Jersey, …)")
-            _quote(answer, u, lead=f"{u.lead.text.strip()} " if u.lead is not None and u.lead not in chosen else "")
+            # "we cannot deliver knives to:" before "The Channel Islands (Jersey, …)"), once
+            fresh = u.lead is not None and u.lead not in chosen and u.lead not in led
+            _quote(answer, u, lead=f"{u.lead.text.strip()} " if fresh and u.lead is not None else "")
+            led += [u.lead] if u.lead is not None else []
         for d in targets:
             answer.use(d.id)
         return answer
@@ -404,6 +458,18 @@ def _leaning(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
             out.append(siblings[at - 1])
         out.append(u)
     return out
+
+
+OTHER_PLACE_PENALTY = 0.2
+
+
+def _names_only_others(text: str, code: str) -> bool:
+    """`text` allows delivery to countries, none of them `code` nor a group holding it: a line that bars or limits
+    ("can't be shipped outside the UK", "ships to Canada and the US only") holds for every place it leaves out."""
+    codes = country_codes_in(text)
+    if not codes or _NEGATION.search(text) or _ONLY.search(text):
+        return False
+    return code not in codes and not any(code in m for m in group_members(text).values())
 
 
 def _elsewhere(text: str) -> bool:
