@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,15 @@ def ask_plain(engine: Engine, query: str, *ids: str, asker: str = "test") -> str
     data = engine.ask(request, asker=asker).to_json()
     assert schema_errors("ask_response", data) == [], data
     return plain(data)
+
+
+def assert_says(
+    engine: Engine, question: str, ids: Sequence[str], wanted: Sequence[str], unwanted: Sequence[str]
+) -> None:
+    """The plain answer to `question` (about `ids`) says every one of `wanted` and none of `unwanted`."""
+    answer = ask_plain(engine, question, *ids)
+    assert all(w in answer for w in wanted), answer
+    assert not any(w in answer for w in unwanted), answer
 
 
 def inline_engine(folder: Path, files: Mapping[str, str], embedder: Any) -> Iterator[Engine]:

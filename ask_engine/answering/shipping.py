@@ -464,10 +464,11 @@ OTHER_PLACE_PENALTY = 0.2
 
 
 def _names_only_others(text: str, code: str) -> bool:
-    """`text` allows delivery to countries, none of them `code` nor a group holding it: a line that bars or limits
-    ("can't be shipped outside the UK", "ships to Canada and the US only") holds for every place it leaves out."""
+    """`text` allows delivery (`_elsewhere`) to countries, none of them `code` nor a group holding it: a line that
+    bars or limits ("can't be shipped outside the UK", "ships to Canada and the US only") holds for every place it
+    leaves out."""
     codes = country_codes_in(text)
-    if not codes or _NEGATION.search(text) or _ONLY.search(text):
+    if not codes or not _elsewhere(text):
         return False
     return code not in codes and not any(code in m for m in group_members(text).values())
 
