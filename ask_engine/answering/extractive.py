@@ -66,6 +66,7 @@ from ask_engine.answering.query import (
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.shipping import _shipping
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
+from ask_engine.countries import named_by_state_code
 from ask_engine.language import (
     CONCEPTS,
     CONDITIONAL_PART_RE,
@@ -137,7 +138,8 @@ class ExtractiveGenerator:
         asked: dict[int, frozenset[str]] = {}  # each answered part's own content words
         for part in parts:
             answer, work_notes = self._answer(task, part, guarded=guarded, places=places)
-            places = parse_query(part).countries or places
+            # "shipping to LA?" names Louisiana or Los Angeles, not Laos: a state's code is no place a later part asks
+            places = tuple(c for c in parse_query(part).countries if not named_by_state_code(part, c)) or places
             notes += work_notes
             if answer is None or not answer.sentences:
                 continue
