@@ -143,6 +143,7 @@ def test_an_amount_that_bounds_the_order_is_no_delivery_price() -> None:
     assert not _states_cost("free on orders over £60")
     assert _states_cost("All EU countries: £12.95, 4-8 working days.")
     assert _states_cost("Parcels go by DPD for £4.95, free over £60")
+    assert _states_cost("There is a delivery charge of £4.95 per order.")
 
 
 def test_a_line_allowing_only_other_places_is_theirs() -> None:
