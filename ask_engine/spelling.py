@@ -32,10 +32,17 @@ _SENTENCE_END = re.compile(r"(?:^|[.?!:;]\s*|\n\s*)$")
 
 @lru_cache(maxsize=1)
 def _english() -> Any:
-    """pyspellchecker's English word list and edit generator (loaded once, on the first unknown word)."""
+    """pyspellchecker's English word list and edit generator (loaded once, on the first word the shop does not use)."""
     from spellchecker import SpellChecker
 
     return SpellChecker(language="en", distance=1)
+
+
+@lru_cache(maxsize=4096)
+def _edits(word: str) -> frozenset[str]:
+    """The words one edit from a lower-case `word`, kept by word: questions repeat their words, and every word the
+    shop does not use is looked at (hundreds of candidates each)."""
+    return frozenset(_english().edit_distance_1(word))
 
 
 def spelled(text: str, uses: Callable[[str], int]) -> str:
@@ -52,7 +59,7 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
         english = _english()
         # "polarized" where the shop writes "polarised": the shop's spelling of the same word, so the question
         # reads as its text does (similarity compares the words as written)
-        edits = english.edit_distance_1(low)
+        edits = _edits(low)
         american = american_spelling(low)
         same = [c for c in {*spelling_variants(low), *edits} if uses(c) > 0 and american_spelling(c) == american]
         if same:
