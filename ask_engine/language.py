@@ -35,6 +35,7 @@ __all__ = [
     "country_codes_in",
     "country_name",
     "fact_key_matches",
+    "folded_phrases",
     "group_members",
     "in_shop_words",
     "informal_synonyms",
@@ -429,6 +430,15 @@ _PHRASES = tuple((re.compile(pattern), replacement) for pattern, replacement in 
 _SERVICE_PRICE_RE = _cue_re("service_price")
 
 
+def folded_phrases(text: str) -> str:
+    """`text` in lower case with the lexicon's everyday phrasings folded to the shop's word ("take back" → "return"),
+    as a question is read."""
+    lower = text.lower()
+    for pattern, replacement in _PHRASES:
+        lower = pattern.sub(replacement, lower)
+    return lower
+
+
 @lru_cache(maxsize=1 << 14)  # a pure function of the question, read several times per answer (parts, follow-ups)
 def parse_query(query: str) -> Intent:
     """Read a question's shape and the attributes it asks about."""
@@ -457,6 +467,12 @@ def parse_query(query: str) -> Intent:
     # leaves is no colour of the product asked for
     changed = {w for m in _COLOUR_CHANGE_RE.finditer(lower) for w in re.findall(r"[a-z]+", m.group(1))}
     changed |= {m.group(1) for m in _COLOUR_COMPOUND_RE.finditer(lower)}  # "does it block blue light?"
+    # "is it Greenguard Gold certified?": a capitalised colour word after a capitalised name, closing it, is the name's
+    changed |= {
+        m.group(2).lower()
+        for m in re.finditer(r"(?<=\w )([A-Z][a-z]+) ([A-Z][a-z]+)\b(?! (?:one|ones|version|colou?r)\b)", text)
+        if m.group(1).lower() not in COLOUR_WORDS and m.group(2).lower() in COLOUR_WORDS
+    }
     colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS and w not in changed)
     countries = country_codes_in(text, query=True)
     permission = _PERMISSION_RE.match(lower)

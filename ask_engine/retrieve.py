@@ -28,7 +28,8 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "refund_policy",
         re.compile(
             r"\b(?:returns?|returning|returnable|refunds?|refunded|refundable|exchanges?|exchanging|"
-            r"send\s+(?:it|them|this|these)\s+back|money\s+back|store\s+credit)\b",
+            r"send\s+(?:it|them|this|these)\s+back|money\s+back|store\s+credit|"
+            r"swap(?:s|ped|ping)?\s+(?:it|them|this|these|that|one|mine|for))\b",
             re.IGNORECASE,
         ),
     ),

@@ -42,6 +42,11 @@ _MAX_WORDS = 4
 # A name found only outside the countries a question's shop and buyer are in is read as a city abroad when it
 # has this many people ("Lyon"); a smaller namesake abroad is more likely a local place the data lacks.
 FOREIGN_CITY = 100_000
+# A namesake abroad this large, and this many times larger than the one in a preferred country, is the one meant
+# ("London" asked of a US shop is England's, not Kentucky's; "Rome" is Italy's, 64 times Georgia's; "Perth" asked of
+# a UK shop stays Scotland's, 50 times smaller than Australia's, and "Dublin" of a US shop Ohio's or California's).
+WORLD_CITY = 1_000_000
+WORLD_CITY_RATIO = 60
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,8 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
     places share is read as the one in the first country of `prefer` that has it (the buyer's, then the shop's),
     else the most populous of those in the countries `named` (the shop's shipping lines name them, in no order
     that means anything: "London" in a shop shipping to "USA & Canada" and "UK & Europe" is the UK's), else the
-    most populous; one outside `prefer` and `named` must be a city (`FOREIGN_CITY`). A
+    most populous; one outside `prefer` and `named` must be a city (`FOREIGN_CITY`), and a world city abroad is meant
+    over a far smaller namesake in them (`WORLD_CITY`, `WORLD_CITY_RATIO`: "London" of a US shop). A
     name must follow a destination word, and is taken as written in capitals unless the whole question is in lower
     case, so "deliver to reading glasses" is no town."""
     towns: dict[str, list[list[Any]]] = _data()["towns"]
@@ -217,6 +223,9 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
             if not entries:
                 continue
             best = min(entries, key=lambda e: (rank.get(e[0], len(prefer) + 1), -e[2]))
+            biggest = max(entries, key=lambda e: e[2])
+            if biggest[2] >= WORLD_CITY and biggest[2] >= WORLD_CITY_RATIO * max(best[2], 1):
+                best = biggest  # "postage to London" from a US shop: the city, not London, Kentucky
             if rank and best[0] not in rank and best[2] < FOREIGN_CITY:
                 continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
             code, region_key = best[0], best[1]

@@ -170,8 +170,12 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
             products.append(doc)
     if not products:
         return None
+    # "doonas (quilt)": the asker's word with the shop's own written after it asks for the shop's
+    glossed = content_stems(" ".join(re.findall(r"([\w'’-]+)\s*\([^()]+\)", intent.lower)))
     wanted = {
-        w for w in intent.stems - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS - _concept_stems(intent) if not w.isdigit()
+        w
+        for w in intent.stems - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS - _concept_stems(intent) - glossed
+        if not w.isdigit()
     }
     headers = [product_header(d) for d in products]
     sims = work.similarity(headers)
@@ -307,10 +311,13 @@ def _not_offered(work: _Work, targets: list[Document]) -> _Answer | None:
     wanted = content_stems(thing) - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS
     if not wanted or len(thing.split()) > 5 or _POSSESSIVE_RE.match(thing):
         return None  # "do you sell my data?" asks about a practice, not goods
-    head = _head(thing)
-    for doc in task.documents.values():
-        if doc.kind == "product" and wanted <= _product_words(doc) and head in _heads(doc):
-            return None  # the catalogue has one: the search answers
+    # "doonas (quilt)": the shop's own word, written after the asker's (shop or lexicon synonyms), names it too
+    readings = dict.fromkeys([thing, re.sub(r"[\w'’-]+\s*\(([^()]+)\)", r"\1", thing)])
+    for reading in readings:
+        words, head = content_stems(reading) - _CATALOGUE_STEMS - _GENERIC_QUERY_STEMS, _head(reading)
+        for doc in task.documents.values():
+            if doc.kind == "product" and words and words <= _product_words(doc) and head in _heads(doc):
+                return None  # the catalogue has one: the search answers
     selected = _select(work, targets)
     asked = wanted | (content_stems(verb) if verb in _SERVICE_VERBS else frozenset())
     if selected is not None and selected.sentences:

@@ -102,11 +102,23 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         # "do you have it in white, size S?" when that one is sold out: it comes in them, but is not had
         had = not variants or any(v.available is not False for v in variants)
         yes = "Yes, the" if had else "The"
-        answer.claim(
-            f"{yes} {title} comes in {join_and(named_values)}",
-            cites,
-            markdown=f"{yes} **{title}** comes in {join_and(named_values)}",
-        )
+        if len(chosen) > 1 and not variants and doc.variants:
+            # "do the dpns come in 5mm in the 15cm length?": each value is sold, but no variant has both; the
+            # variants with the first value are what it comes in
+            answer.claim(
+                f"The {title} does not come in {join_and(named_values)} together",
+                cites,
+                markdown=f"The **{title}** does not come in {join_and(named_values)} together",
+            )
+            first = next(iter(chosen.items()))
+            _stock_sentences(answer, doc, _variants_with(doc, dict([first])), cites)
+            answer.settled = True
+        else:
+            answer.claim(
+                f"{yes} {title} comes in {join_and(named_values)}",
+                cites,
+                markdown=f"{yes} **{title}** comes in {join_and(named_values)}",
+            )
         if variants and not any(v.status in ("in_stock", None) for v in variants):
             # "do you have it in white, size S?": none of them in stock is said
             _stock_sentences(answer, doc, variants, cites)
@@ -351,6 +363,7 @@ def _match_options(
 ) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
     """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks."""
     chosen: dict[str, list[str]] = {}
+    other: list[tuple[str, str]] = []  # values named with a word making them another value
     text = intent.lower
     asked_kinds = {unit for _, unit in measures_in(intent.text)}
     for name, values in options:
@@ -364,7 +377,11 @@ def _match_options(
             else:
                 # "11 speed" names "11-speed", and "t-shirt" "T Shirt": a hyphen and a space join words alike
                 joined = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", low) if w)
-                hit = bool(joined) and bool(re.search(rf"(?<![\w-]){joined}(?![\w-])", text))
+                found = re.search(rf"(?<![\w-]){joined}(?![\w-])", text) if joined else None
+                hit = found is not None and not _modified(text[: found.start()], low, values)
+                if found is not None and not hit:
+                    # "super king" of a mattress sold up to King: a value the product lacks
+                    other.append((name, f"{re.findall(r'[a-z]+', text[: found.start()])[-1]} {low}"))
             if not hit and _NUMBER_VALUE.fullmatch(low):
                 # "+2.5" names "+2.50": a value that is a number is named by the same number however written
                 hit = any(_same_number(low, n) for n in _NUMBER_IN_TEXT.findall(text))
@@ -414,6 +431,7 @@ def _match_options(
             # "in size 9", "in UK 7", "in a 1kg bag"
             if re.search(rf"\b(?:size|in|in an?|uk|eu|us)\s+{re.escape(number)}(?![\d.,])", text):
                 missing.append((size_options[0], number))
+    missing += [(name, value) for name, value in other if name not in chosen]
     return chosen, missing[:1]
 
 
@@ -469,7 +487,10 @@ def _named_sizes(question: str, values: tuple[str, ...]) -> list[str]:
         pattern = re.compile(rf"(?<![\w'-]){re.escape(spelling)}(?![\w'-])", flags)
         if len(spelling) <= 2 and spelling == value and not pattern.search(text):
             pattern = re.compile(rf"\bsize\s+{re.escape(spelling)}\b", re.IGNORECASE)
-        if pattern.search(text):
+        found_at = pattern.search(text)
+        if found_at and _modified(text[: found_at.start()].lower(), spelling.lower(), values):
+            continue  # "super king" is no King
+        if found_at:
             text = pattern.sub(" ", text)  # "extra large" is XL, not L as well
             if value not in found:
                 found.append(value)
@@ -488,6 +509,15 @@ def _named_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -
         ):
             asked.append((name, values))
     return asked
+
+
+_SIZE_MODIFIERS = frozenset(word_list("size_modifiers"))
+
+
+def _modified(before: str, value: str, values: Sequence[str]) -> bool:
+    """`value` is named after a word making it another value the product lacks ("super king" for "King")."""
+    words = re.findall(r"[a-z]+", before)
+    return bool(words) and words[-1] in _SIZE_MODIFIERS and f"{words[-1]} {value}" not in {v.lower() for v in values}
 
 
 def _variants_with(doc: Document, chosen: dict[str, list[str]]) -> list[Variant]:

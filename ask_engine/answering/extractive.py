@@ -64,7 +64,8 @@ from ask_engine.answering.query import (
     _without_mentions,
 )
 from ask_engine.answering.rules import _VAGUE_STEMS
-from ask_engine.answering.shipping import _shipping
+from ask_engine.answering.sentences import _DURATION
+from ask_engine.answering.shipping import _MONEY, _shipping
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
 from ask_engine.language import (
@@ -79,6 +80,7 @@ from ask_engine.language import (
     text_cue,
 )
 from ask_engine.phrases import phrase
+from ask_engine.towns import Town, home_country, town_named
 from ask_engine.types import Draft, DraftKind, Sentence, Task
 
 if TYPE_CHECKING:
@@ -135,11 +137,22 @@ class ExtractiveGenerator:
         answers: list[_Answer] = []
         notes: list[str] = []
         places: tuple[str, ...] = ()
+        town: str | None = None
         asked: dict[int, frozenset[str]] = {}  # each answered part's own content words
+        after_place: dict[int, Intent] = {}  # the parts naming no place of their own after one that named one
         for part in parts:
-            answer, work_notes = self._answer(task, part, guarded=guarded, places=places)
+            answer, work_notes = self._answer(task, part, guarded=guarded, places=places, town=town)
+            countries = parse_query(part).countries
             # "shipping to LA?" names Louisiana or Los Angeles, not Laos: a state's code is no place a later part asks
-            places = tuple(c for c in parse_query(part).countries if not named_by_state_code(part, c)) or places
+            named = tuple(c for c in countries if not named_by_state_code(part, c))
+            # "how long does delivery to Berlin take, and what does it cost?": a town names its country
+            found = None if named else _part_town(task, part)
+            if places and answer is not None and not countries and found is None:
+                after_place[id(answer)] = parse_query(part)
+            if named:
+                places, town = named, None
+            elif found is not None:
+                places, town = (found.country,), found.name
             notes += work_notes
             if answer is None or not answer.sentences:
                 continue
@@ -157,8 +170,20 @@ class ExtractiveGenerator:
             # a sentence an earlier part already quotes takes none of a later part's budget ("can I return pots?
             # who pays the return postage?": the second part's rule after the returns lead-in both parts quote)
             fresh = [s for s in answer.sentences if s.kind != "claim" or s.text not in said]
+            claims = [s for s in answer.sentences if s.kind == "claim"]
+            if (
+                id(answer) in after_place
+                and claims
+                and claims[0].text in said
+                and _states(after_place[id(answer)], claims[0].text)
+            ):
+                # "... to Perth, and how long does it take?": the destination's line an earlier part quotes answers
+                # it when it states what is asked (a time, a price); the lines after it would be about something else
+                answer.sentences = []
+                continue
             answer.sentences = _first(fresh if any(s.kind == "claim" for s in fresh) else answer.sentences, budget)
             said |= {s.text for s in answer.sentences}
+        answers = [a for a in answers if a.sentences]
         unanswered = all(a.not_recorded for a in answers)
         stated = _STATED_THEN_ASKED.match(query) if unanswered and len(parts) == 1 else None
         if stated is not None:
@@ -202,14 +227,25 @@ class ExtractiveGenerator:
         )
 
     def _answer(
-        self, task: Task, question: str, *, guarded: bool = False, places: tuple[str, ...] = ()
+        self,
+        task: Task,
+        question: str,
+        *,
+        guarded: bool = False,
+        places: tuple[str, ...] = (),
+        town: str | None = None,
     ) -> tuple[_Answer | None, list[str]]:
         """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection.
         `places` are the countries an earlier part of the question named ("I live in Jersey, can you send me one?
-        how much would postage be?"): a shipping part naming none asks about them."""
+        how much would postage be?"): a shipping part naming none asks about them; `town` is the town that part
+        named, when it named one ("delivery to Perth …, and how long?"), read again as the shipping answer reads it."""
         intent = parse_query(question)
+        # ... or the town it named, read again as the shipping answer reads a town ("... to Perth, and is there free
+        # delivery?" is about Perth's zone, not all of Australia)
+        elsewhere = f"{intent.text} (to {town})" if town else intent.text
+        inherited = () if town else places
         if places and intent.shipping and intent.shipping_place and not intent.countries:
-            intent = replace(intent, countries=places)
+            intent = replace(intent, countries=inherited, text=elsewhere)
         if not intent.stems and not intent.countries and not intent.product_specific:
             return None, []
         work = _Work(
@@ -218,7 +254,7 @@ class ExtractiveGenerator:
         targets = _targets(work)
         if places and not targets and not intent.shipping and (intent.price or intent.asks_duration):
             # "Do you ship to Australia? What does it cost?": a cost or a time after a destination is delivery's
-            intent = replace(intent, shipping=True, shipping_place=True, countries=places)
+            intent = replace(intent, shipping=True, shipping_place=True, countries=inherited, text=elsewhere)
         # What the question asks is read without the product's name: "Aldergrove 3L Waterproof Jacket" asks nothing.
         work.intent = _with_history(_without_mentions(intent, targets), task)
         answer = (
@@ -421,6 +457,19 @@ def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...
     while len(out) > 1 and out[-1].text.rstrip().endswith(":"):
         out.pop()
     return tuple(out)
+
+
+def _states(intent: Intent, text: str) -> bool:
+    """`text` states what `intent` asks for: a price, a duration, or, asking for neither, anything."""
+    if intent.price or intent.asks_duration:
+        return bool((intent.price and _MONEY.search(text)) or (intent.asks_duration and _DURATION.search(text)))
+    return True
+
+
+def _part_town(task: Task, part: str) -> Town | None:
+    """The town a part of the question names as a destination, read as the buyer's or the shop's country's."""
+    home = home_country(task.shop_currency)
+    return town_named(part, [c for c in dict.fromkeys([(task.country or "").upper(), home or ""]) if c])
 
 
 def _variant_namer(task: Task) -> Callable[[str], bool] | None:

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ask_engine.answering.addressing import ways_of
-from ask_engine.answering.query import _strip_title, _title_stems
+from ask_engine.answering.query import _strip_title, _title_stems, _without_named_values
 from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted, load_ranker
 from ask_engine.answering.restate import _asked_adjective, _asked_phrase
 from ask_engine.answering.units import Unit, product_units, usable_value
@@ -250,7 +250,7 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
     if doc.product_type:
         # "where are the Halden sunglasses made?" about the Halden Titanium, a pair of sunglasses: where it is made
         text = _strip_title(text, doc.product_type, named=True) or text
-    return text
+    return _without_named_values(text, doc)
 
 
 def _ranking_probe(work: _Work, doc: Document) -> str:

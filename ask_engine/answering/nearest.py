@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from ask_engine.answering.addressing import framing_stems, ways_of
 from ask_engine.answering.commerce import _options
-from ask_engine.answering.facts import _safe_fact
+from ask_engine.answering.facts import RELATED_BAR, _safe_fact
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _product_words, _title_stems
 from ask_engine.answering.units import Unit
 from ask_engine.answering.work import _Work
@@ -84,7 +85,10 @@ def _speaks_to(work: _Work, unit: Unit) -> bool:
 _LIGHT_VERB_STEMS = word_stems("light_verbs")
 
 
-def _notice_line(work: _Work, doc: Document) -> str | None:
+_LABELLED = re.compile(r"^([A-Z][\w' -]{0,30}?):\s+\S")  # "Hooks: Two #4 trebles"
+
+
+def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> str | None:
     """When a sentence of the product's disclosure notices shares a word of the question (not of its name, nor a
     generic one), the notices' sentence closest to the question, after its notice's label: "Battery safety: Stop
     using it if it swells, …"."""
@@ -99,11 +103,23 @@ def _notice_line(work: _Work, doc: Document) -> str | None:
             lines.append((len(asked & content_stems(sentence)), f"{fact.label}: {sentence.strip()}"))
     if not any(shared for shared, _ in lines):
         return None
-    if len(lines) == 1:
-        return lines[0][1]
     # once a notice line shares a word of the question, the notices' line closest in meaning answers: "I'm pregnant,
     # should I stop using it?" is answered by "Not for use during pregnancy", not by "Stop using 1 week before
     # waxing", which shares more of its words
-    sims = work.similarity([line for _, line in lines])
+    # (among the lines sharing one: "Contains lanolin" says nothing of what "keep out of reach" shares with "how long
+    # does it keep?")
+    lines = [line for line in lines if line[0]]
+    sims = work.similarity([line for _, line in lines]) if len(lines) > 1 else [0.0]
     best = max(range(len(lines)), key=lambda i: (float(sims[i]), lines[i][0]))
+    # "are the hooks barbless?": the notice shares only the word a likely recorded fact is labelled by ("Hooks: Two #4
+    # trebles"); that fact is nearer than "Safety warning: Sharp hooks"
+    shared = asked & content_stems(lines[best][1].split(":", 1)[-1])
+    if any(
+        p >= RELATED_BAR
+        and not (u.fact is not None and u.fact.source == "disclosure")
+        and shared <= content_stems(label)
+        for p, u in ranked[:3]
+        if (label := u.label or (m.group(1) if (m := _LABELLED.match(u.text)) else ""))
+    ):
+        return None
     return lines[best][1]

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
 
-import numpy as np
-
-from ask_engine.answering.addressing import framing_stems
+from ask_engine.answering.absence import (
+    _absent_compounds,
+    _absent_names,
+    _apart,
+    _key_word,
+    _names_other_product,
+    _page_names,
+    _said_by,
+    _unsaid,
+)
 from ask_engine.answering.gaps import shop_gap
 from ask_engine.answering.query import (
     _COMMON_TITLE_STEMS,
     _GENERIC_QUERY_STEMS,
     _SHIP_WORDS,
     _kind_stems,
-    _names_in,
     _query_names,
     _title_stems,
 )
@@ -25,7 +30,6 @@ from ask_engine.answering.rules import (
     _OFFER_STEMS,
     _PROCESS_STEMS,
     _RETURN_STEMS,
-    _VAGUE_STEMS,
     _head_stems,
     _kind_section,
 )
@@ -35,7 +39,6 @@ from ask_engine.answering.sentences import (
     _bare_item,
     _fits,
     _heading_names,
-    _heading_words,
     _looks_like_item,
     _near_duplicate,
     _quote,
@@ -49,15 +52,14 @@ from ask_engine.language import (
     _PRICE_RE,
     Intent,
     content_stems,
-    country_codes_in,
+    folded_phrases,
     join_and,
     stem,
     text_cue,
-    word_list,
 )
 from ask_engine.phrases import phrase
 from ask_engine.towns import is_town
-from ask_engine.types import Document, Task
+from ask_engine.types import Document
 
 # Relevance floor for quoting a sentence: below it the question is off-topic for this shop (on the calibration set
 # every on-topic question scored above 0.42 and every off-topic one - weather, poems, sport, trivia - below 0.39).
@@ -71,9 +73,6 @@ FAQ_QUESTION_NEAR = 0.70
 UNSAID_SEMANTIC = 0.45
 # A section heading this close to the question is the question ("How to start a return"): quoted from its start.
 HEADING_QUESTION_MATCH = 0.85
-# A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
-# this similarity; below it, a shared first word names a different thing ("gift wrapping" / "gift cards").
-COMPOUND_SAME = 0.70
 # When the best sentence is another FAQ entry's answer, an entry whose question is this close, and this much closer
 # than that entry's, answers instead.
 FAQ_QUESTION_CLOSER_FLOOR = 0.50
@@ -85,6 +84,8 @@ _DEICTIC_RE = text_cue("deictic")
 # "Yes." or "No, we don't." says nothing without its FAQ question.
 _BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)
 _SELF_REFERENCE = text_cue("self_reference", re.I)
+# "what micron is …", "which needle size …": the thing a wh- question asks for
+_WH_NOUN = re.compile(r"^\s*(?:what|which)\s+([a-z]{3,})\b")
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
@@ -104,15 +105,25 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         distinct = frozenset().union(
             *(_title_stems(d) - content_stems(d.product_type or "") for d in targets)
         ) - frozenset().union(*(content_stems(title) for title in others))
+
+        def names_others(text: str) -> bool:
+            return any(title in text.lower() for title in others) or _names_other_product(text, own)
+
+        # ... nor where its section speaks of other products by name and never of this one ("Superwash wool (like
+        # Calder Sock 4ply) … Put socks in a mesh bag" says nothing of whether another yarn is superwash)
+        about_others = {
+            key
+            for key in {(u.evidence.passage.id, u.context) for u in units}
+            if any(names_others(v.text) for v in units if (v.evidence.passage.id, v.context) == key)
+            and not any(distinct & content_stems(v.text) for v in units if (v.evidence.passage.id, v.context) == key)
+        }
         units = [
             u
             for u in units
             if u.evidence.passage.kind != "product"
             and kinds & content_stems(u.text + " " + u.context)
-            and (
-                distinct & content_stems(u.text)
-                or not (any(title in u.text.lower() for title in others) or _names_other_product(u.text, own))
-            )
+            and (distinct & content_stems(u.text) or not names_others(u.text))
+            and (u.evidence.passage.id, u.context) not in about_others
         ]
     elif (intent.policy and any(u.evidence.passage.kind != "product" for u in units)) or (
         deictic and intent.product_specific
@@ -147,6 +158,17 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     absent = _absent_names(work.intent.text, task)
     # "these boots" names the product in view, which a policy does not mention: score on the rest of the words
     in_view = frozenset().union(*(_title_stems(d) | content_stems(d.product_type or "") for d in targets))
+    if intent.policy:
+        # "can I swap the charcoal bowl for celadon?": the option values it names, and their option's name, describe
+        # the product, not the rule asked ("I bought the wrong nib" names no value: the nib is what is asked about)
+        in_view |= frozenset().union(
+            *(
+                content_stems(" ".join((n, *vs)))
+                for d in targets
+                for n, vs in d.options
+                if any(content_stems(v) and content_stems(v) <= intent.stems for v in vs)
+            )
+        )
     if policy_only and not intent.stems - _GENERIC_QUERY_STEMS - in_view:
         # "what comes in the discovery kit?" asks nothing of a policy beyond the product's name, which its line of
         # non-returnable items also uses
@@ -182,11 +204,24 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # A process question about a product in view is answered by the policy's entry naming the product's kind
     # ("Candles that have been lit" under "Items we cannot take back"), however the question is worded.
     specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
+    # a section headed by the process asked ("Exchanges" for "can I swap it for the blue?"), or mostly by the
+    # question's own words ("Wrong nib size?" for "I bought the wrong nib, can I swap it?"), is its rule, not a list
+    # entry for the product's kind under another heading that speaks of no process asked ("Tea: unopened and sealed"
+    # under "Changed your mind?", "nibs that have been dropped" under "The warranty doesn't cover")
+    asked_process = _PROCESS_STEMS & intent.stems
+    heading = content_stems(best.context)
+    shared = heading & intent.stems
+    headed_process = bool(asked_process & heading) or (len(shared) >= 2 and 2 * len(shared) >= len(heading))
+    if specific is not None and headed_process and not asked_process & _unit_stems(specific):
+        specific = None
     # "Do you accept Interac?" reads far from "Visa, Mastercard, Interac debit and PayPal", but the name it asks
     # about is there: the name stands for the meaning
     names = _query_names(intent.text) - content_stems(task.shop_name)  # "a Northwind gift card" names the shop
     only_names = not intent.stems - names - _OFFER_STEMS  # "do you take Bancontact?" asks about nothing but a name
     named = bool(names) and names <= content_stems(best.text) and only_names
+    # "can I swap the charcoal bowl for celadon?" reads far from "Exchanges: we don't do direct swaps", but every
+    # word it asks beyond the product in view is the sentence's or its heading's
+    named = named or (process and best.lexical >= 0.75)
     if (specific is None or not targets) and (
         best.score < floor or (max(best.semantic, best.context_semantic) < semantic_floor and not named)
     ):
@@ -203,6 +238,12 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
         work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
         return answer
+    # "can I use Afterpay on a $2,300 mattress?" asks about the name and the goods it pays for, which no payment
+    # line names
+    goods = frozenset().union(*(content_stems(d.product_type or "") for d in task.documents.values()))
+    only_names = only_names or all(
+        w.isdigit() for w in intent.stems - names - _OFFER_STEMS - _GENERIC_QUERY_STEMS - goods
+    )
     if names and not best.plain_overlap and best.semantic < 0.6 and not only_names:
         # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
         # take Bancontact?" asks about nothing but the name, so a sentence naming it answers
@@ -237,12 +278,22 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
         work.notes.append(f"the best sentences do not mention {key!r}")
         return None
-    if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5):
+    # (an FAQ entry whose question reads as this one answers however few of its words it shares: "Do gift cards
+    # expire?" for "do gift vouchers expire?")
+    asked_as = best.evidence.passage.kind == "faq" and best.context_semantic >= FAQ_QUESTION_MATCH
+    if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5) and not asked_as:
+        return None
+    asked_noun = _WH_NOUN.match(intent.lower) if policy_only else None
+    if asked_noun and content_stems(asked_noun.group(1)) & set(_unsaid(work, [best], names, in_view)):
+        # what the product's page does not record, a policy answers only naming what is asked for: "what micron is
+        # the merino?" is not answered by a line listing merino yarns' wash temperatures
         return None
     section = None if absent or targets else _section_answer(units, targets)
     if section is not None:
         return section  # a section whose heading is the question answers it, before any list entry
     rule = _kind_section(work, ranked, targets, intent) if specific is None and not work.guarded else None
+    if rule and headed_process and not asked_process & frozenset().union(*(_unit_stems(u) for u in rule)):
+        rule = None
     if rule:
         # "What does it cost to return a sofa?": the refund policy's section about large furniture, its sentence
         # naming sofas and its sentence with the collection fee; the policy's general lines would mislead
@@ -350,166 +401,9 @@ def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) ->
     return _entry_from_start(units, top, targets)
 
 
-def _names_other_product(text: str, own_words: set[str]) -> bool:
-    """True when a sentence names something by a multi-word capitalised name that is not this product's or the
-    shop's ("For example, the Redmere Lightweight Hiking Boot runs small" says nothing about the Greystone)."""
-    for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
-        words = [w.lower() for w in m.group(1).split()]
-        if m.start() == 0:
-            # a sentence's first word is capitalised anyway: "The Nordvik Brio has …" names the Brio, "Our Returns"
-            # nothing
-            if content_stems(words[0]) or len(words) < 3:
-                continue
-            words = words[1:]
-        if not all(w in own_words for w in words):
-            return True
-    return False
-
-
-def _said_by(u: _Unit) -> frozenset[str]:
-    """The words a unit says, with its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under
-    "Our Stores — Fort William" speaks of a store)."""
-    return content_stems(u.text) | _heading_words(u)
-
-
-def _page_names(unit: _Unit) -> frozenset[str]:
-    """The proper names (capitalised mid-sentence: a town, a brand) of `unit`'s policy or page, not of a product's:
-    a name elsewhere on the page is what the page is about ("your Falmouth shop" and the studio page giving its
-    Falmouth address), where a common word elsewhere on it ("parking") is another topic."""
-    if unit.evidence.passage.kind == "product" or unit.doc is None:
-        return frozenset()
-    return frozenset().union(*(_query_names(line) for line in unit.doc.body.splitlines()))
-
-
-def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
-    """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
-    (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
-    have to report damage?" insists on "report", not on "long")."""
-    names = _query_names(intent.text)
-    counts: dict[str, int] = {}
-    for u in units:
-        words = _said_by(u)
-        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS - framing_stems(intent.text) - _VAGUE_STEMS:
-            if w in words and not w.isdigit():
-                counts[w] = counts.get(w, 0) + 1
-    if len(counts) < 2:
-        return None  # one shared word is the whole overlap; nothing more specific to insist on
-    rarest = min(counts, key=lambda w: counts[w])
-    return rarest if counts[rarest] * 4 <= len(units) else None
-
-
-def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: frozenset[str]) -> list[str]:
-    """The question's content words (not names, numbers, generic or offering words, nor the product in view's) that
-    none of the sentences that may answer it (with their headings), no document title and not the shop's name use."""
-    task, intent = work.task, work.intent
-    said = frozenset().union(*(_said_by(u) for u in units)) | content_stems(
-        " ".join([task.shop_name, *(d.title for d in task.documents.values())])
-    )
-    # the words asking for a kind of figure ("how long", "how often") frame the question, and a word naming a kind of
-    # figure ("address", "weight") is one a sentence stating it need not use
-    wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
-    wanted -= _VAGUE_STEMS  # "leaking everywhere": a vague word is not what a sentence must say
-    return sorted(w for w in wanted if w not in said and not w.isdigit())
-
-
-def _absent_names(text: str, task: Task) -> list[str]:
-    """Names in the question that no evidence passage or document mentions: the evidence is about something else
-    ("Do you deliver to BFPO addresses?", "Do you sell Patagonia jackets?")."""
-    names = _names_in(text)
-    if not names:
-        return []
-    haystack = " ".join(
-        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
-    )
-    words = content_stems(haystack)
-    codes = set(country_codes_in(haystack))
-    absent = []
-    for name in names:
-        # a hyphenated name ("Betws-y-Coed") is found when all its parts are
-        if content_stems(name) <= words or set(country_codes_in(name, query=True)) & codes:
-            continue
-        absent.append(name)
-    return absent
-
-
-_AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
-# what became of a thing ("torn", "arrived", "melted") names no second thing after it
-_STATE_WORDS = word_list("state_words")
-_REGULAR_PAST = text_cue("regular_past")
-
-
-def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
-    """Two-word things the question asks about ("gift wrapping") whose second word the evidence never uses, while
-    it uses the first only in a different thing ("gift cards") that does not read as the same one."""
-    task = work.task
-    haystack = " ".join(
-        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
-    )
-    known = content_stems(haystack)
-    # process verbs ("return stuff"), vague nouns and the words naming a kind of figure ("the frost cover fee": the
-    # fee is what the cover costs) name no thing
-    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
-    ignore |= framing_stems(work.intent.text)
-    # "my 17 year old son": an age, not an "old son"
-    words = re.findall(r"[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", work.intent.lower))
-    # the shop names its things in headings, FAQ questions, titles and list lines, not in running prose ("leave the
-    # same day" names nothing)
-    names = {u.context for u in units} | {u.text for u in units if len(u.text.split()) <= 6}
-    names |= {d.title for d in task.documents.values()}
-    evidence_words = [re.findall(r"[a-z][a-z'’-]*", text.lower()) for text in names]
-    # a shopper's word with the shop's own written after it ("specs (optical frames)") is the shop's thing
-    annotated = set(re.findall(r"([a-z][a-z'’-]*)\s*\(", work.intent.lower))
-    found: list[str] = []
-    for first, second in pairwise(words):
-        if "'" in second or "’" in second or second in _STATE_WORDS or _REGULAR_PAST.search(second):
-            continue  # "a piece torn", "the almonds showed up", "an easel that'll take": a thing and what befell it
-        if second in annotated:
-            continue
-        head, modifier = content_stems(second), content_stems(first)
-        if not head or not modifier or head & ignore or modifier & ignore or head & known or not modifier <= known:
-            continue
-        rivals = {
-            f"{a} {b}"
-            for sentence in evidence_words
-            for a, b in pairwise(sentence)
-            if content_stems(a) == modifier and content_stems(b)
-        }
-        if not rivals:
-            continue
-        asked = f"{first} {second}"
-        if float(np.max(work.similarity(sorted(rivals), probe=asked))) < COMPOUND_SAME:
-            found.append(asked)
-    return found
-
-
-_HAS_THING = text_cue("has_thing", re.IGNORECASE)
-
-
-def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
-    """The two-word thing a question asks whether the shop has ("do you give a military discount?") when the evidence
-    uses both its words, but never in one sentence with its heading ("Discount codes can't be combined", "Military
-    addresses ship by Priority Mail"): the shop names two other things. Only the
-    first such pair of the question's content words (process, offering and generic words, names and numbers are
-    not things), and only for a question asking whether the shop has something (lexicon `has_thing`)."""
-    intent = work.intent
-    if not _HAS_THING.search(intent.lower):
-        return []
-    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(intent.text)
-    ignore |= framing_stems(intent.text)
-    said = [_said_by(u) for u in units]
-    known = frozenset().union(*said)
-    # a figure's unit is no thing ("a 28 inch inner tube" is no "inch inner")
-    words = re.findall(r"\d[\d.,/]*\s*[a-z]*|[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", intent.lower))
-    for first, second in pairwise(words):
-        if first[0].isdigit() or second[0].isdigit():
-            continue
-        pair = content_stems(first) | content_stems(second)
-        # a word the evidence never uses may be the shop's thing in other words ("a physical store" for "a shop I
-        # can visit"): only two words both used elsewhere say the thing is two other things
-        if len(pair) != 2 or pair & ignore or not pair <= known:
-            continue
-        return [] if any(pair <= s for s in said) else [f"{first} {second}"]
-    return []
+def _unit_stems(unit: _Unit) -> frozenset[str]:
+    """The words of a unit and its heading, everyday phrasings folded ("Items we can't take back" says "return")."""
+    return content_stems(folded_phrases(f"{unit.text} {unit.context}"))
 
 
 def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:

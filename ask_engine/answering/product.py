@@ -8,8 +8,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-import numpy as np
-
 from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import (
@@ -41,18 +39,17 @@ from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.nearest import _near_sentence, _notice_line, _says_asked_words, _speaks_to, _tied
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
-    _GENERIC_QUERY_STEMS,
-    _PROCESS_WORD,
     _attribute_stems,
     _names_in,
     _process_words,
-    _product_words,
     _title_stems,
+    _without_named_values,
 )
-from ask_engine.answering.sentences import _fits, _looks_like_item, _quote, _score, _units
+from ask_engine.answering.sentences import _looks_like_item
 from ask_engine.answering.sizing import _party_size, _size_guide, _table_row, _variant_row
-from ask_engine.answering.units import Unit, product_units, usable_value
-from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Unit, _Work
+from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms
+from ask_engine.answering.units import Unit, usable_value
+from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     CONCEPTS,
@@ -63,19 +60,13 @@ from ask_engine.language import (
     content_stems,
     fact_key_matches,
     mentions_concept,
-    offer_stems,
+    parse_query,
     text_cue,
-    word_stems,
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
 
-# A how-to question about a product goes to a page section whose heading is at least this close to it.
-GUIDE_HEADING_SEMANTIC = 0.30
-# "Do you sell / stock / carry / have the X?": a question whether the shop offers a product (lexicon data)
-_SELL_STEMS = offer_stems()
 _HOW_TO = text_cue("how_to")
-_HOW_TO_STEMS = word_stems("how_to_words")
 
 
 def _product(work: _Work, targets: list[Document]) -> _Answer | None:
@@ -105,6 +96,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     if len(targets) > 1:
         return _compare(work, targets)
     doc = targets[0]
+    described = _without_named_values(intent.text, doc)
+    if described != intent.text:
+        # "is the boucle fabric stain resistant?" asks about stains, not what fabric it is
+        intent = work.intent = replace(intent, concepts=parse_query(described).concepts)
     if not intent.options and _named_option(intent, doc):
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
@@ -154,7 +149,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     backorder = any(v.status == "backorder" for v in doc.variants)
     restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps) and not backorder
     unrecorded = sold.not_recorded and not restock_only
-    attribute_ran = bool(intent.concepts) or not commerce or unrecorded or not sold.sentences
+    attribute_ran = not sold.settled and (bool(intent.concepts) or not commerce or unrecorded or not sold.sentences)
     if attribute_ran:
         recorded = _attribute(work, doc, standalone=not commerce)
         found = bool(recorded.sentences) and not recorded.not_recorded
@@ -188,7 +183,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     if answer.not_recorded and has_policy_evidence:
         # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?").
         policy = _select(work, targets, policy_only=True)
-        if policy is not None:
+        if policy is not None and not policy.not_recorded:
             return policy
     return answer
 
@@ -211,69 +206,6 @@ def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
         return False
     chosen, missing = _match_options(intent, _options(doc))
     return not chosen and not missing and not _asks_only_having(intent, doc, {})
-
-
-def _own_terms(work: _Work, doc: Document) -> _Answer | None:
-    """The product's own description sentence using the store-process word a policy question asks about ("return"
-    in "can they return it if they don't like the colours?" and "Final sale – this set can't be returned or
-    exchanged."), the one closest to the question; None when its page states no such terms."""
-    asked = content_stems(" ".join(_PROCESS_WORD.findall(work.intent.lower)))
-    if not asked:
-        return None
-    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
-    units = [u for u in units if asked & content_stems(u.text)]
-    if not units:
-        return None
-    sims = work.similarity([u.text for u in units])
-    best = units[int(np.argmax(sims))]
-    answer = _Answer()
-    answer.use(doc.id)
-    answer.claim(best.text, _cites_for(work.task, doc, best.text), doc=doc.id)
-    return answer
-
-
-def _names_only(work: _Work, targets: list[Document]) -> bool:
-    """ "Do you sell / have ...?" names nothing but the products in view: "do you have a return policy?" or "do you
-    offer gift wrapping?" about a product asks about something else, which it is not."""
-    named = frozenset().union(*(_product_words(doc) for doc in targets))
-    return not (work.intent.stems - named - _SELL_STEMS)
-
-
-def _offered(work: _Work, targets: list[Document]) -> _Answer:
-    answer = _Answer()
-    answer.meta("Yes.")
-    for doc in targets[:3]:
-        answer.use(doc.id)
-        price = doc.fact("sale") or doc.fact("price")
-        if price is not None:
-            _fact_sentence(answer, work, doc, price, lead=False)
-        else:
-            answer.claim(f"The shop sells the {doc.title}", _cites_for(work.task, doc), doc=doc.id)
-    return answer
-
-
-def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
-    """A page or FAQ section whose heading names what a how-to question is about, quoted from its start."""
-    units = [u for u in _units(work.task) if u.evidence.passage.kind != "product" and not u.header]
-    wanted = work.asked - _GENERIC_QUERY_STEMS - _HOW_TO_STEMS
-    units = [u for u in units if wanted & content_stems(u.context)]
-    if not units:
-        return None
-    _score(work, units)
-    best = max(units, key=lambda u: (u.context_semantic, u.score))
-    if best.context_semantic < GUIDE_HEADING_SEMANTIC:
-        return None
-    entry = sorted((u for u in units if u.evidence.passage.id == best.evidence.passage.id), key=lambda u: u.key)
-    answer = _Answer()
-    chosen: list[_Unit] = []
-    for u in entry:
-        if len(chosen) >= 2 or not _fits(chosen, u):
-            break
-        chosen.append(u)
-        _quote(answer, u)
-    for doc in targets:
-        answer.use(doc.id)
-    return answer if answer.sentences else None
 
 
 def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
@@ -345,7 +277,15 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if not labelled and not figureless and "contents" in intent.concepts:
         # "what's in the care kit?": the description's lead-in with its list of items ("Everything you need to refresh
         # an oiled surface: 250 ml hardwax oil; 1 fine abrasive pad; …"), however the ranker reads its opening words
-        labelled = [u for _, u in ranked if u.kind == "description" and _LEAD_AND_ITEMS.search(u.text)]
+        # ("does it come with a mattress protector?" only where the list names it: "Choose your feel: Medium; Firm"
+        # lists no contents)
+        labelled = [
+            u
+            for _, u in ranked
+            if u.kind == "description"
+            and _LEAD_AND_ITEMS.search(u.text)
+            and (not intent.yes_no or asked & content_stems(u.text))
+        ]
         # ... or the lines under a heading naming the contents ("What's inside", a table of its products)
         listed = sorted(
             (u for _, u in ranked if u.kind == "description" and mentions_concept(u.context, "contents")),
@@ -357,7 +297,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if labelled:
         _state_units(answer, work, doc, labelled[:1])
         return answer
-    notice = None if figureless else _notice_line(work, doc)
+    notice = None if figureless else _notice_line(work, doc, ranked)
     if notice is not None:
         # "what if my power bank starts swelling?": the safety notice's own line ("Stop using it if it swells")
         # answers; "not recorded" beside the notice would contradict the warning that comes with the answer

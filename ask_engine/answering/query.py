@@ -286,6 +286,11 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     # the one named by more of its own words first ("the 11-32T Linkwell cassette" is the cassette, not the
     # Linkwell 11-speed chain)
     kept = [c for c in candidates if not any(c[2] < other[2] for other in candidates)]
+    # a product named by every word of its title ("the pennine aran") is the one named, not one sharing words the
+    # question asks with ("what needle size and gauge ...?" and the Needle & Hook Size Gauge)
+    whole = [c for c in kept if c[1] >= 1.0 and len(c[2]) >= 2]
+    if whole and not intent.comparison:
+        kept = whole
     kept.sort(key=lambda c: (-c[0], -c[1]))
     if kept and not intent.comparison:
         kept = [c for c in kept if c[0] == kept[0][0]]  # a product named by fewer of its words is not named
@@ -346,3 +351,31 @@ def _heads(doc: Document) -> frozenset[str]:
 def _kind_stems(doc: Document) -> frozenset[str]:
     """Words that name a product or its kind in merchant text: its product type and its distinctive title words."""
     return (content_stems(doc.product_type or "") | _title_stems(doc)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS
+
+
+def _without_named_values(text: str, doc: Document) -> str:
+    """`text` without the option values it names a variant by ("is the boucle fabric stain resistant?", "is the blue
+    one waterproof?"): a value followed by a word of its option's name or by "one", "version"; the rest is asked."""
+    out = text
+    lines = [line.lower() for line in doc.body.split("\n") if line.strip()]
+    for name, values in doc.options:
+        heads = "|".join([*(re.escape(w) for w in re.findall(r"[a-z]{3,}", name.lower())), "ones?", "versions?"])
+        for value in values:
+            if any(_says_only(line, value, values) for line in lines):
+                continue  # "Large: 7.5 in, holds about 216 flies": what "the large one" does is recorded for it
+            words = value.split()
+            last = words[-1] if len(words) > 1 and len(words[-1]) >= 4 else None
+            if last and sum(last.lower() in v.lower().split() for v in values) > 1:
+                last = None  # "Oatmeal Boucle" by "boucle" only where no other value ends so
+            for form in filter(None, (value, last)):
+                out = re.sub(rf"\b{re.escape(form)}\s+(?:{heads})\b", "it", out, flags=re.IGNORECASE)
+    return out if out != text and content_stems(out) else text
+
+
+def _says_only(line: str, value: str, values: Sequence[str]) -> bool:
+    """`line` (lower case) names `value` and no other of `values`."""
+
+    def names(v: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(v.lower())}(?![\w-])", line) is not None
+
+    return names(value) and not any(names(v) for v in values if v != value and v.lower() not in value.lower())

@@ -120,6 +120,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if u not in direct
         and levels.get(id(u), 0) >= 0
         and any(code in members for members in group_members(u.text).values())
+        and not _lists_other_members(u.text, code)
     ]
     # A product in view may have its own delivery rule ("knives can only be delivered to UK addresses"), which
     # outranks the general destination table.
@@ -339,6 +340,13 @@ def _heading_zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> lis
         if u not in chosen and _MONEY.search(u.text) and field and 2 * len(field & heading) >= len(field):
             rows.append(u)
     return rows
+
+
+def _lists_other_members(text: str, code: str) -> bool:
+    """A line naming a group but listing which of its countries it covers, not `code` ("EU Zone 1: France, Germany,
+    Spain, …", "Rest of Europe: Norway, Switzerland, Iceland"): it is those countries' line, not the whole group's."""
+    listed = set(country_codes_in(text))
+    return code not in listed and any(code in m and len(listed & m) >= 2 for m in group_members(text).values())
 
 
 def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:

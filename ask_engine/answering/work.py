@@ -171,6 +171,7 @@ class _Answer:
     unnamed: bool = False
     # the (passage, heading) of every section a quoted line came from: its heading leads only the first of them
     sections: set[tuple[str, str]] = field(default_factory=set)
+    settled: bool = False  # it answers the whole question: no other reading adds to it
 
     def claim(self, text: str, cites: Iterable[int], markdown: str | None = None, doc: str | None = None) -> None:
         text = _end(text)

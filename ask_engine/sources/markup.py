@@ -84,6 +84,11 @@ class _HtmlText:
             elif name in _HEADINGS:
                 self.flush()
                 self._heading(child)
+            elif name == "p" and _bold_label(child):
+                # "<p><strong>What's in the box</strong></p>" before a list: a heading in all but its tag, the
+                # lead-in of the lines under it, as an inner heading is
+                self.flush()
+                self.blocks.append(_Block(_sentence(_collapse(child.get_text(" ")), ":")))
             elif name == "table":
                 self.flush()
                 self._table(child)
@@ -131,17 +136,62 @@ class _HtmlText:
         if caption is not None and _collapse(caption.get_text()):
             self.blocks.append(_Block(_sentence(_collapse(caption.get_text()))))
         header = rows.pop(0) if has_header and rows else []
+        # a table with its labels down the first column ("<th>Fibre</th><td>100% wool</td>", or two columns of
+        # short labels and their values, as editors paste spec tables): each row is "Label: value"
+        labelled = not header and _labels_first(table, rows)
         for cells in rows:
             if not any(cells):
                 continue
             if header and len(header) == len(cells):
                 parts = [f"{h}: {v}" if h else v for h, v in zip(header, cells, strict=True) if v]
                 line = ", ".join(parts)
+            elif labelled and len(cells) >= 2 and cells[0] and any(cells[1:]):
+                line = f"{cells[0].rstrip(': ')}: {', '.join(c for c in cells[1:] if c)}"
             else:
                 line = " | ".join(c for c in cells if c)
             self.blocks.append(_Block(_sentence(line)))
         if header and not rows:
             self.blocks.append(_Block(_sentence(" | ".join(h for h in header if h))))
+
+
+# a first column of labels: this many words at most in each
+_LABEL_WORDS = 5
+
+
+def _labels_first(table: Any, rows: list[list[str]]) -> bool:
+    """A table without a header row whose first column labels its rows: every row's first cell a <th>, or, in a
+    two-column table, every first cell a short label (at most `_LABEL_WORDS` words, not a bare figure)."""
+    trs = [tr for tr in table.find_all("tr") if tr.find_all(["td", "th"], recursive=False)]
+    if len(trs) < 2 or len(trs) != len(rows):
+        return False
+    if all(tr.find_all(["td", "th"], recursive=False)[0].name == "th" for tr in trs) and all(
+        any(c.name == "td" for c in tr.find_all(["td", "th"], recursive=False)) for tr in trs
+    ):
+        return True
+    return all(
+        len(cells) == 2 and 0 < len(cells[0].split()) <= _LABEL_WORDS and not re.fullmatch(r"[\d\s.,/–-]+", cells[0])
+        for cells in rows
+    )
+
+
+# a paragraph of bold text alone is a heading when it is this short
+_BOLD_LABEL_WORDS = 8
+
+
+def _bold_label(p: Any) -> bool:
+    """A short paragraph that is wholly bold, ends without a sentence's punctuation, and is followed by a list or a
+    paragraph: a heading written as bold text, as editors do."""
+    text = _collapse(p.get_text(" "))
+    bold = " ".join(_collapse(b.get_text(" ")) for b in p.find_all(["strong", "b"]))
+    following = p.find_next_sibling()
+    return (
+        bool(text)
+        and bold == text
+        and len(text.split()) <= _BOLD_LABEL_WORDS
+        and not text.rstrip("\"'”’)] ").endswith((".", "!", "?", ":"))
+        and following is not None
+        and following.name in {"ul", "ol", "p", "table"}
+    )
 
 
 def _bold_row(tr: Any) -> bool:

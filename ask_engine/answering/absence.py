@@ -1,0 +1,217 @@
+"""What a question asks that the evidence never says: words no sentence uses, names no passage mentions, two-word
+things the shop names differently ("gift wrapping" beside "gift cards"), the proper names of a section, and the key
+word a sentence must say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+import numpy as np
+
+from ask_engine.answering.addressing import framing_stems
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_names
+from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
+from ask_engine.answering.sentences import _heading_words
+from ask_engine.answering.work import _Unit, _Work
+from ask_engine.language import Intent, content_stems, country_codes_in, text_cue, word_list
+from ask_engine.types import Task
+
+# A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
+# this similarity; below it, a shared first word names a different thing ("gift wrapping" / "gift cards").
+COMPOUND_SAME = 0.70
+
+
+def _names_other_product(text: str, own_words: set[str]) -> bool:
+    """True when a sentence names something by a multi-word capitalised name that is not this product's or the
+    shop's ("For example, the Redmere Lightweight Hiking Boot runs small" says nothing about the Greystone)."""
+    for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
+        words = [w.lower() for w in m.group(1).split()]
+        if m.start() == 0:
+            # a sentence's first word is capitalised anyway: "The Nordvik Brio has …" names the Brio, "Our Returns"
+            # nothing
+            if content_stems(words[0]) or len(words) < 3:
+                continue
+            words = words[1:]
+        if not all(w in own_words for w in words):
+            return True
+    return False
+
+
+def _said_by(u: _Unit) -> frozenset[str]:
+    """The words a unit says, with its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under
+    "Our Stores — Fort William" speaks of a store)."""
+    return content_stems(u.text) | _heading_words(u)
+
+
+def _page_names(unit: _Unit) -> frozenset[str]:
+    """The proper names (capitalised mid-sentence: a town, a brand) of `unit`'s policy or page, not of a product's:
+    a name elsewhere on the page is what the page is about ("your Falmouth shop" and the studio page giving its
+    Falmouth address), where a common word elsewhere on it ("parking") is another topic."""
+    if unit.evidence.passage.kind == "product" or unit.doc is None:
+        return frozenset()
+    return frozenset().union(*(_query_names(line) for line in unit.doc.body.splitlines()))
+
+
+_DENIAL = text_cue("denial")
+
+
+def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
+    """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
+    (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
+    have to report damage?" insists on "report", not on "long")."""
+    names = _query_names(intent.text)
+    counts: dict[str, int] = {}
+    for u in units:
+        words = _said_by(u)
+        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS - framing_stems(intent.text) - _VAGUE_STEMS:
+            if w in words and not w.isdigit() and not _DENIAL.fullmatch(w):  # "not royal mail": "not" is no topic
+                counts[w] = counts.get(w, 0) + 1
+    if len(counts) < 2:
+        return None  # one shared word is the whole overlap; nothing more specific to insist on
+    rarest = min(counts, key=lambda w: counts[w])
+    return rarest if counts[rarest] * 4 <= len(units) else None
+
+
+def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: frozenset[str]) -> list[str]:
+    """The question's content words (not names, numbers, generic or offering words, nor the product in view's) that
+    none of the sentences that may answer it (with their headings), no document title and not the shop's name use."""
+    task, intent = work.task, work.intent
+    said = frozenset().union(*(_said_by(u) for u in units)) | content_stems(
+        " ".join([task.shop_name, *(d.title for d in task.documents.values())])
+    )
+    # the words asking for a kind of figure ("how long", "how often") frame the question, and a word naming a kind of
+    # figure ("address", "weight") is one a sentence stating it need not use
+    wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
+    wanted -= _VAGUE_STEMS  # "leaking everywhere": a vague word is not what a sentence must say
+    unsaid = {w for w in wanted if w not in said and not w.isdigit()}
+    # "casting lessons" is said by "casting clinic": the same first word, and a second one that reads the same
+    unsaid -= {
+        w
+        for first, second in _compounds(work)
+        if content_stems(second) & unsaid and content_stems(first) <= said
+        for w in content_stems(second)
+        if _same_thing(work, units, first, second, anywhere=True)
+    }
+    return sorted(unsaid)
+
+
+def _absent_names(text: str, task: Task) -> list[str]:
+    """Names in the question that no evidence passage or document mentions: the evidence is about something else
+    ("Do you deliver to BFPO addresses?", "Do you sell Patagonia jackets?")."""
+    names = _names_in(text)
+    if not names:
+        return []
+    haystack = " ".join(
+        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
+    )
+    words = content_stems(haystack)
+    codes = set(country_codes_in(haystack))
+    absent = []
+    for name in names:
+        # a hyphenated name ("Betws-y-Coed") is found when all its parts are
+        if content_stems(name) <= words or set(country_codes_in(name, query=True)) & codes:
+            continue
+        absent.append(name)
+    return absent
+
+
+_AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
+# what became of a thing ("torn", "arrived", "melted") names no second thing after it
+_STATE_WORDS = word_list("state_words")
+_REGULAR_PAST = text_cue("regular_past")
+
+
+def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
+    """Two-word things the question asks about ("gift wrapping") whose second word the evidence never uses, while
+    it uses the first only in a different thing ("gift cards") that does not read as the same one."""
+    task = work.task
+    haystack = " ".join(
+        [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
+    )
+    known = content_stems(haystack)
+    # process verbs ("return stuff"), vague nouns and the words naming a kind of figure ("the frost cover fee": the
+    # fee is what the cover costs) name no thing
+    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
+    ignore |= framing_stems(work.intent.text)
+    found: list[str] = []
+    for first, second in _compounds(work):
+        head, modifier = content_stems(second), content_stems(first)
+        if not head or not modifier or head & ignore or modifier & ignore or head & known or not modifier <= known:
+            continue
+        if _same_thing(work, units, first, second) is False:
+            found.append(f"{first} {second}")
+    return found
+
+
+def _compounds(work: _Work) -> list[tuple[str, str]]:
+    """The question's pairs of words that may name one thing ("gift wrapping")."""
+    # "my 17 year old son": an age, not an "old son"
+    words = re.findall(r"[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", work.intent.lower))
+    # a shopper's word with the shop's own written after it ("specs (optical frames)") is the shop's thing
+    annotated = set(re.findall(r"([a-z][a-z'’-]*)\s*\(", work.intent.lower))
+    return [
+        (first, second)
+        for first, second in pairwise(words)
+        # "a piece torn", "the almonds showed up", "an easel that'll take": a thing and what befell it
+        if not ("'" in second or "’" in second or second in _STATE_WORDS or _REGULAR_PAST.search(second))
+        and second not in annotated
+    ]
+
+
+def _same_thing(work: _Work, units: Sequence[_Unit], first: str, second: str, *, anywhere: bool = False) -> bool | None:
+    """Whether the evidence names the thing "first second" by the same first word and another second one that reads
+    the same ("casting clinic" for "casting lessons", not "gift cards" for "gift wrapping"); None when no heading,
+    FAQ question, title or list line uses the first word in such a pair (the shop names its things there; running
+    prose, "leave the same day", names none, but a thing it names there may be the one asked; `anywhere`: prose
+    counts too)."""
+    modifier = content_stems(first)
+    short = {u.context for u in units} | {u.text for u in units if anywhere or len(u.text.split()) <= 6}
+    short |= {d.title for d in work.task.documents.values()}
+    rivals = _pairs(short, modifier)
+    if not modifier or not rivals:
+        return None
+    rivals |= _pairs({u.text for u in units}, modifier)
+    return float(np.max(work.similarity(sorted(rivals), probe=f"{first} {second}"))) >= COMPOUND_SAME
+
+
+def _pairs(texts: set[str], modifier: frozenset[str]) -> set[str]:
+    """The two-word runs of `texts` whose first word is `modifier`."""
+    return {
+        f"{a} {b}"
+        for text in texts
+        for a, b in pairwise(re.findall(r"[a-z][a-z'’-]*", text.lower()))
+        if content_stems(a) == modifier and content_stems(b)
+    }
+
+
+_HAS_THING = text_cue("has_thing", re.IGNORECASE)
+
+
+def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
+    """The two-word thing a question asks whether the shop has ("do you give a military discount?") when the evidence
+    uses both its words, but never in one sentence with its heading ("Discount codes can't be combined", "Military
+    addresses ship by Priority Mail"): the shop names two other things. Only the
+    first such pair of the question's content words (process, offering and generic words, names and numbers are
+    not things), and only for a question asking whether the shop has something (lexicon `has_thing`)."""
+    intent = work.intent
+    if not _HAS_THING.search(intent.lower):
+        return []
+    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(intent.text)
+    ignore |= framing_stems(intent.text)
+    said = [_said_by(u) for u in units]
+    known = frozenset().union(*said)
+    # a figure's unit is no thing ("a 28 inch inner tube" is no "inch inner")
+    words = re.findall(r"\d[\d.,/]*\s*[a-z]*|[a-z][a-z'’-]*", _AGE_PHRASE.sub(" ", intent.lower))
+    for first, second in pairwise(words):
+        if first[0].isdigit() or second[0].isdigit():
+            continue
+        pair = content_stems(first) | content_stems(second)
+        # a word the evidence never uses may be the shop's thing in other words ("a physical store" for "a shop I
+        # can visit"): only two words both used elsewhere say the thing is two other things
+        if len(pair) != 2 or pair & ignore or not pair <= known:
+            continue
+        return [] if any(pair <= s for s in said) else [f"{first} {second}"]
+    return []

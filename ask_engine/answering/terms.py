@@ -1,0 +1,85 @@
+"""Product questions a page other than the fact sheet answers, or that need no fact: the product's own terms for a
+store process ("Final sale – can't be returned"), "do you sell the X?" with the product named, and the guide section
+a how-to question about it reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ask_engine.answering.facts import _fact_sentence
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _PROCESS_WORD, _product_words
+from ask_engine.answering.sentences import _fits, _quote, _score, _units
+from ask_engine.answering.units import product_units
+from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Unit, _Work
+from ask_engine.language import content_stems, offer_stems, word_stems
+from ask_engine.types import Document
+
+# A how-to question about a product goes to a page section whose heading is at least this close to it.
+GUIDE_HEADING_SEMANTIC = 0.30
+# "Do you sell / stock / carry / have the X?": a question whether the shop offers a product (lexicon data)
+_SELL_STEMS = offer_stems()
+_HOW_TO_STEMS = word_stems("how_to_words")
+
+
+def _own_terms(work: _Work, doc: Document) -> _Answer | None:
+    """The product's own description sentence using the store-process word a policy question asks about ("return"
+    in "can they return it if they don't like the colours?" and "Final sale – this set can't be returned or
+    exchanged."), the one closest to the question; None when its page states no such terms."""
+    asked = content_stems(" ".join(_PROCESS_WORD.findall(work.intent.lower)))
+    if not asked:
+        return None
+    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
+    units = [u for u in units if asked & content_stems(u.text)]
+    if not units:
+        return None
+    sims = work.similarity([u.text for u in units])
+    best = units[int(np.argmax(sims))]
+    answer = _Answer()
+    answer.use(doc.id)
+    answer.claim(best.text, _cites_for(work.task, doc, best.text), doc=doc.id)
+    return answer
+
+
+def _names_only(work: _Work, targets: list[Document]) -> bool:
+    """ "Do you sell / have ...?" names nothing but the products in view: "do you have a return policy?" or "do you
+    offer gift wrapping?" about a product asks about something else, which it is not."""
+    named = frozenset().union(*(_product_words(doc) for doc in targets))
+    return not (work.intent.stems - named - _SELL_STEMS)
+
+
+def _offered(work: _Work, targets: list[Document]) -> _Answer:
+    answer = _Answer()
+    answer.meta("Yes.")
+    for doc in targets[:3]:
+        answer.use(doc.id)
+        price = doc.fact("sale") or doc.fact("price")
+        if price is not None:
+            _fact_sentence(answer, work, doc, price, lead=False)
+        else:
+            answer.claim(f"The shop sells the {doc.title}", _cites_for(work.task, doc), doc=doc.id)
+    return answer
+
+
+def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
+    """A page or FAQ section whose heading names what a how-to question is about, quoted from its start."""
+    units = [u for u in _units(work.task) if u.evidence.passage.kind != "product" and not u.header]
+    wanted = work.asked - _GENERIC_QUERY_STEMS - _HOW_TO_STEMS
+    units = [u for u in units if wanted & content_stems(u.context)]
+    if not units:
+        return None
+    _score(work, units)
+    best = max(units, key=lambda u: (u.context_semantic, u.score))
+    if best.context_semantic < GUIDE_HEADING_SEMANTIC:
+        return None
+    entry = sorted((u for u in units if u.evidence.passage.id == best.evidence.passage.id), key=lambda u: u.key)
+    answer = _Answer()
+    chosen: list[_Unit] = []
+    for u in entry:
+        if len(chosen) >= 2 or not _fits(chosen, u):
+            break
+        chosen.append(u)
+        _quote(answer, u)
+    for doc in targets:
+        answer.use(doc.id)
+    return answer if answer.sentences else None
