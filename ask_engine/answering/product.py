@@ -98,8 +98,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     doc = targets[0]
     described = _without_named_values(intent.text, doc)
     if described != intent.text:
-        # "is the boucle fabric stain resistant?" asks about stains, not what fabric it is
-        intent = work.intent = replace(intent, concepts=parse_query(described).concepts)
+        # "is the boucle fabric stain resistant?" asks about stains, not what fabric it is (only concepts the values
+        # named are dropped: the product's own name stays out, as `_without_mentions` read it)
+        kept = parse_query(described).concepts
+        intent = work.intent = replace(intent, concepts=tuple(c for c in intent.concepts if c in kept))
     if not intent.options and _named_option(intent, doc):
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
