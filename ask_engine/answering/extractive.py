@@ -240,12 +240,14 @@ class ExtractiveGenerator:
         how much would postage be?"): a shipping part naming none asks about them; `town` is the town that part
         named, when it named one ("delivery to Perth …, and how long?"), read again as the shipping answer reads it."""
         intent = parse_query(question)
-        # ... or the town it named, read again as the shipping answer reads a town ("... to Perth, and is there free
-        # delivery?" is about Perth's zone, not all of Australia)
+        # ... or the town it named, read again as the shipping answer reads a town, when the part asks only a cost or
+        # a time ("... to Perth, and how long does it take?" is about Perth's zone, not all of Australia); a part about
+        # delivery of its own ("... to Paris, and am I going to get hit with customs fees?") is not about the town's
+        # rates
         elsewhere = f"{intent.text} (to {town})" if town else intent.text
         inherited = () if town else places
-        if places and intent.shipping and intent.shipping_place and not intent.countries:
-            intent = replace(intent, countries=inherited, text=elsewhere)
+        if places and not town and intent.shipping and intent.shipping_place and not intent.countries:
+            intent = replace(intent, countries=places)
         if not intent.stems and not intent.countries and not intent.product_specific:
             return None, []
         work = _Work(
@@ -460,10 +462,9 @@ def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...
 
 
 def _states(intent: Intent, text: str) -> bool:
-    """`text` states what `intent` asks for: a price, a duration, or, asking for neither, anything."""
-    if intent.price or intent.asks_duration:
-        return bool((intent.price and _MONEY.search(text)) or (intent.asks_duration and _DURATION.search(text)))
-    return True
+    """`text` states what `intent` asks for, a price or a duration ("... and am I responsible for customs?" asks for
+    neither: its own lines answer it)."""
+    return bool((intent.price and _MONEY.search(text)) or (intent.asks_duration and _DURATION.search(text)))
 
 
 def _part_town(task: Task, part: str) -> Town | None:

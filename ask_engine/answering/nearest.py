@@ -106,15 +106,12 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     # once a notice line shares a word of the question, the notices' line closest in meaning answers: "I'm pregnant,
     # should I stop using it?" is answered by "Not for use during pregnancy", not by "Stop using 1 week before
     # waxing", which shares more of its words
-    # (among the lines sharing one: "Contains lanolin" says nothing of what "keep out of reach" shares with "how long
-    # does it keep?")
-    lines = [line for line in lines if line[0]]
     sims = work.similarity([line for _, line in lines]) if len(lines) > 1 else [0.0]
     best = max(range(len(lines)), key=lambda i: (float(sims[i]), lines[i][0]))
     # "are the hooks barbless?": the notice shares only the word a likely recorded fact is labelled by ("Hooks: Two #4
     # trebles"); that fact is nearer than "Safety warning: Sharp hooks"
     shared = asked & content_stems(lines[best][1].split(":", 1)[-1])
-    if any(
+    if shared and any(
         p >= RELATED_BAR
         and not (u.fact is not None and u.fact.source == "disclosure")
         and shared <= content_stems(label)
