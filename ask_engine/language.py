@@ -446,8 +446,7 @@ def parse_query(query: str) -> Intent:
     lower = text.lower()
     lower = _LEAD_FILLER_RE.sub("", lower).strip()
     text = text[len(text) - len(lower) :] if lower and text.lower().endswith(lower) else text
-    for pattern, replacement in _PHRASES:
-        lower = pattern.sub(replacement, lower)
+    lower = folded_phrases(lower)
     concepts: list[tuple[int, str]] = []
     for concept, pattern in _CONCEPT_RES:
         m = pattern.search(lower)

@@ -111,11 +111,13 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
 
         # ... nor where its section speaks of other products by name and never of this one ("Superwash wool (like
         # Calder Sock 4ply) … Put socks in a mesh bag" says nothing of whether another yarn is superwash)
+        sections: dict[tuple[str, str], list[_Unit]] = {}
+        for u in units:
+            sections.setdefault((u.evidence.passage.id, u.context), []).append(u)
         about_others = {
             key
-            for key in {(u.evidence.passage.id, u.context) for u in units}
-            if any(names_others(v.text) for v in units if (v.evidence.passage.id, v.context) == key)
-            and not any(distinct & content_stems(v.text) for v in units if (v.evidence.passage.id, v.context) == key)
+            for key, lines in sections.items()
+            if any(names_others(v.text) for v in lines) and not any(distinct & content_stems(v.text) for v in lines)
         }
         units = [
             u
