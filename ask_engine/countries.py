@@ -49,7 +49,9 @@ _GROUPS: dict[str, frozenset[str]] = {
 }
 _WORLDWIDE = re.compile(
     r"\b(?:worldwide|world-wide|anywhere in the world|all over the world|all countries|every country|most countries|"
-    r"internationally to all)\b",
+    r"internationally to all)\b"
+    # "every country on our list", "all countries we ship to": the shop's own list, not the world
+    r"(?!\s+(?:(?:on|in|from) (?:our|the|this|that) (?:list|table)|(?:we|you|listed|above|below|shown|mentioned)\b))",
     re.IGNORECASE,
 )
 

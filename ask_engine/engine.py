@@ -357,6 +357,8 @@ class Engine:
                 language=index.shop.language,
                 shop_name=index.shop.name,
                 shop_currency=index.shop.currency,
+                shop_country=index.shop.country,
+                vendors=index.vendors,
                 operation_requested=question.operation is not None,
                 unit_vectors=index.unit_vectors,
                 query_vector=None if vector is None else QueryVector(query, vector, embedder),

@@ -349,6 +349,12 @@ class ShopIndex:
         for every one of them, not only those retrieval ranks first)."""
         return tuple(d.id for d in self.documents.values() if d.kind == "product" and d.fact("sale") is not None)
 
+    @cached_property
+    def vendors(self) -> frozenset[str]:
+        """The lower-case vendor names of the catalogue's products (the makers a policy may single out: "our own
+        Kettle & Crane cookware … Covered: …" is no rule for another maker's pan)."""
+        return frozenset(d.vendor.strip().lower() for d in self.documents.values() if d.kind == "product" and d.vendor)
+
     def passages_of(self, doc_id: str) -> list[Passage]:
         """The passages of one document, in order ([] for an unknown id)."""
         return list(self._by_doc.get(doc_id, ()))

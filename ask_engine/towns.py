@@ -77,9 +77,10 @@ def _areas_by_town() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def home_country(currency: str | None) -> str | None:
-    """The country a shop pricing in `currency` most likely sells from, for currencies of one main country."""
-    return _data()["currency_home"].get((currency or "").upper())
+def home_country(currency: str | None, country: str | None = None) -> str | None:
+    """The country a shop sells from: shop.toml's `country` where it says, else the one a shop pricing in `currency`
+    most likely sells from, for currencies of one main country (none for EUR)."""
+    return (country or "").upper() or _data()["currency_home"].get((currency or "").upper())
 
 
 def region_display(region: str) -> str:

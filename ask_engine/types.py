@@ -24,6 +24,7 @@ class ShopInfo:
     gid_namespace: str = "shop"
     disclosure_namespace: str = "disclosures"  # metafield namespace whose entries are disclosures, not facts
     facts_namespaces: tuple[str, ...] | None = None  # None: every namespace except the disclosure one
+    country: str | None = None  # ISO 3166-1 alpha-2 of the country it sells from (None: its currency's, if one)
     # shop.toml's [synonyms]: (the shop's word, the words shoppers use for it), read into questions
     synonyms: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
@@ -350,6 +351,8 @@ class Task:
     language: str | None = None
     shop_name: str = ""
     shop_currency: str | None = None  # shop.toml's currency: where a shipping question's "Perth" most likely is
+    shop_country: str | None = None  # shop.toml's country, where it says (else its currency's country is home)
+    vendors: frozenset[str] = frozenset()  # the catalogue's vendor names, lower case
     operation_requested: bool = False  # the read-only guard found an operation in the query
     # The index's stored vectors of the texts a generator compares with the question (None: embed them when asked).
     unit_vectors: UnitVectors | None = field(default=None, compare=False, repr=False)

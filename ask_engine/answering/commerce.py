@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
-from ask_engine.answering.measures import measure, measures_in
+from ask_engine.answering.measures import FIGURE_ONLY, measure, measures_in, value_pattern, written_forms
 from ask_engine.answering.query import _head, _product_words
 from ask_engine.answering.units import description_units, usable_value
 from ask_engine.answering.work import _Answer, _cites_for, _plain, _Work
@@ -186,7 +186,9 @@ def _asks_only_having(intent: Intent, doc: Document, chosen: dict[str, list[str]
     values = [v for vs in chosen.values() for v in vs]
     # a size named by its word ("small" for S) is named too
     spoken = [w for v in values for w in _size_words().get(v.casefold(), ())]
-    named = " ".join([*chosen, *values, *spoken])
+    # ... as the question writes a figure and its unit ("15mm" or "15 mm"; "the 16 inch ones" for '16"')
+    forms = [f for v in values for f in written_forms(v, intent.text)]
+    named = " ".join([*chosen, *values, *spoken, *forms])
     left = intent.stems - _product_words(doc) - content_stems(named) - word_stems("having_words")
     return not left
 
@@ -376,7 +378,7 @@ def _match_options(
                 )
             else:
                 # "11 speed" names "11-speed", and "t-shirt" "T Shirt": a hyphen and a space join words alike
-                joined = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", low) if w)
+                joined = value_pattern(low)
                 found = re.search(rf"(?<![\w-]){joined}(?![\w-])", text) if joined else None
                 hit = found is not None and not _modified(text[: found.start()], low, values)
                 if found is not None and not hit:
@@ -385,6 +387,10 @@ def _match_options(
             if not hit and _NUMBER_VALUE.fullmatch(low):
                 # "+2.5" names "+2.50": a value that is a number is named by the same number however written
                 hit = any(_same_number(low, n) for n in _NUMBER_IN_TEXT.findall(text))
+            if not hit and asked_kinds:
+                # "the 16 inch ones" names '16"': the same measure however its unit is written
+                own = measure(value) if FIGURE_ONLY.fullmatch(low.strip()) else None
+                hit = own is not None and own in measures_in(intent.text)
             if not hit and _is_colour_option(name):
                 hit = any(c in low.split() for c in intent.colours)
             if not hit and _is_size_option(name):

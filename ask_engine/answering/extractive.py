@@ -64,7 +64,7 @@ from ask_engine.answering.query import (
     _without_mentions,
 )
 from ask_engine.answering.rules import _VAGUE_STEMS
-from ask_engine.answering.sentences import _DURATION
+from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
 from ask_engine.answering.shipping import _MONEY, _shipping
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
@@ -81,7 +81,7 @@ from ask_engine.language import (
 )
 from ask_engine.phrases import phrase
 from ask_engine.towns import Town, home_country, town_named
-from ask_engine.types import Draft, DraftKind, Sentence, Task
+from ask_engine.types import Document, Draft, DraftKind, Sentence, Task
 
 if TYPE_CHECKING:
     from ask_engine.config import Settings
@@ -162,6 +162,11 @@ class ExtractiveGenerator:
                 continue
             answers.append(answer)
             asked[id(answer)] = content_stems(part) - _GENERIC_QUERY_STEMS - _VAGUE_STEMS
+        if any(not a.not_recorded and any(s.kind == "claim" for s in a.sentences) for a in answers):
+            # a part whose "not recorded" names nothing missing gives way to a part answered from the shop's data
+            # (below), so it takes none of the budget ("do you sell kegging stuff? looking for a corny keg and a co2
+            # tank": the first part's two products)
+            answers = [a for a in answers if not (a.not_recorded and a.unnamed)]
         # the sentence budget is shared by the parts that answer: "how much for gift wrap, and can you leave the
         # price out? it's for my sister" is three parts, of which one finds its FAQ entry and keeps its price line
         budget = max(1, self.max_sentences // max(1, len(answers)))
@@ -266,6 +271,15 @@ class ExtractiveGenerator:
             or _not_offered(work, targets)
             or _select(work, targets)
         )
+        if (
+            answer is not None
+            and targets
+            and answer.not_recorded
+            and not any(s.kind == "claim" for s in answer.sentences)
+        ):
+            # "hydrometer or refractometer for a total beginner?": the products in view do not record it, but an FAQ
+            # entry was asked as the same question ("Should I use a hydrometer or a refractometer?")
+            answer = _asked_in_faq(work, targets) or answer
         if answer is None and targets and work.intent.policy:
             # a word that reads as a policy question found no policy line ("contact" in "is it safe for contact lens
             # wearers?"): the product in view answers from its own units
@@ -309,6 +323,23 @@ class ExtractiveGenerator:
             generator=self.name,
             notes=(why, *details),
         )
+
+
+def _asked_in_faq(work: _Work, targets: list[Document]) -> _Answer | None:
+    """The evidence's answer from an FAQ entry whose question reads as the question (similarity at least
+    `FAQ_QUESTION_MATCH`), or None."""
+    faqs = [d for d in work.task.documents.values() if d.kind == "faq"]
+    if not faqs:
+        return None
+    asked = {
+        d.id for d, s in zip(faqs, work.similarity([d.title for d in faqs]), strict=True) if s >= FAQ_QUESTION_MATCH
+    }
+    if not asked:
+        return None
+    answer = _select(work, targets)
+    if answer is None or answer.not_recorded or not asked & set(answer.docs):
+        return None
+    return answer
 
 
 def _gap_concepts(answer: _Answer) -> frozenset[str]:
@@ -469,7 +500,7 @@ def _states(intent: Intent, text: str) -> bool:
 
 def _part_town(task: Task, part: str) -> Town | None:
     """The town a part of the question names as a destination, read as the buyer's or the shop's country's."""
-    home = home_country(task.shop_currency)
+    home = home_country(task.shop_currency, task.shop_country)
     return town_named(part, [c for c in dict.fromkeys([(task.country or "").upper(), home or ""]) if c])
 
 

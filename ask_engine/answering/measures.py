@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["measure", "measures_in"]
+__all__ = ["FIGURE_ONLY", "measure", "measures_in", "value_pattern", "written_forms"]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = (
@@ -57,3 +57,28 @@ def measure(text: str) -> tuple[float, str] | None:
 def measures_in(text: str) -> list[tuple[float, str]]:
     """Every figure with a unit in `text`, in its kind's base unit ("the 1kg bag" → [(1.0, "kg")])."""
     return [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
+
+
+# a value that is one figure and its unit and nothing else ('16"', "15 mm", "1L")
+FIGURE_ONLY = re.compile(r"\d+(?:[.,]\d+)?\s*(?:[a-z]+|\"|”)", re.IGNORECASE)
+
+
+def value_pattern(value: str) -> str:
+    """A pattern for an option value (lower case) as a question may write it: its words joined by a space or a hyphen
+    ("11 speed" for "11-speed"), and a figure joined to its unit with or without one ("15mm" for "15 mm", "4 ply"
+    for "4ply")."""
+    words = [w for w in re.split(r"[\s-]+|(?<=\d)(?=[a-z])", value) if w]
+    return "".join(
+        ("" if n == 0 else r"[\s-]*" if words[n - 1][-1].isdigit() and w[0].isalpha() else r"[\s-]+") + re.escape(w)
+        for n, w in enumerate(words)
+    )
+
+
+def written_forms(value: str, text: str) -> list[str]:
+    """How `text` may write the value: its figure and unit run together or apart ("15mm", "15 mm"), and the spans of
+    `text` stating its measure in another unit ("16 inch" for '16"')."""
+    forms = [re.sub(r"(?<=\d)\s+(?=[a-z])", "", value, flags=re.I), re.sub(r"(?<=\d)(?=[a-z])", " ", value, flags=re.I)]
+    own = measure(value)
+    if own is not None:
+        forms += [m.group(0) for m in _FIGURE.finditer(text) if measures_in(m.group(0)) == [own]]
+    return forms

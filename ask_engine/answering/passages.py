@@ -47,6 +47,7 @@ from ask_engine.answering.sentences import (
     _with_context,
 )
 from ask_engine.answering.shipping import _MONEY
+from ask_engine.answering.sizing import _ROW
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import (
     _PRICE_RE,
@@ -205,7 +206,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         floor = MIN_RELEVANCE_GUARDED
     # A process question about a product in view is answered by the policy's entry naming the product's kind
     # ("Candles that have been lit" under "Items we cannot take back"), however the question is worded.
-    specific = _kind_rule(ranked, best, targets, intent) if intent.policy and not work.guarded else None
+    makers = set(task.vendors) | {d.vendor.strip().lower() for d in task.documents.values() if d.vendor}
+    specific = _kind_rule(ranked, best, targets, intent, makers) if intent.policy and not work.guarded else None
     # a section headed by the process asked ("Exchanges" for "can I swap it for the blue?"), or mostly by the
     # question's own words ("Wrong nib size?" for "I bought the wrong nib, can I swap it?"), is its rule, not a list
     # entry for the product's kind under another heading that speaks of no process asked ("Tea: unopened and sealed"
@@ -306,7 +308,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # selling such goods, would mislead.
         answer = _Answer()
         if specific.lead is not None:  # the lead-in says what the rule is ("... cannot be returned:")
-            lead = f"{specific.lead.text.strip()} "
+            lead = f"{specific.lead.lead_in()} "
         else:
             lead = "" if _bare_item(specific) else _heading_lead(specific)
         _quote(answer, specific, lead=lead)
@@ -408,17 +410,25 @@ def _unit_stems(unit: _Unit) -> frozenset[str]:
     return content_stems(folded_phrases(f"{unit.text} {unit.context}"))
 
 
-def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent) -> _Unit | None:
+def _kind_rule(
+    ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent, makers: set[str]
+) -> _Unit | None:
     """The best-ranked list entry of the best sentence's policy that names the kind of a product in view, or with
-    no product in view every kind of goods the question names ("can I return a gift card?"), if any."""
+    no product in view every kind of goods the question names ("can I return a gift card?"), if any; not one whose
+    heading or lead-in names another of the shop's `makers` (vendors) and not the product's."""
     if best.evidence.passage.kind == "product":
         return None
-    kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+    # (its maker's name in its title is no kind of goods: the "Harbour & Spoon Cutting Board" is no spoon)
+    kinds = frozenset().union(
+        *(_kind_stems(d) - (content_stems(d.vendor or "") - content_stems(d.product_type or "")) for d in targets)
+    )
     tags = frozenset().union(*(_tag_stems(d) for d in targets)) - kinds
     asked = intent.stems - _PROCESS_STEMS - _GENERIC_QUERY_STEMS - _OFFER_STEMS
     if not targets and not asked:
         return None
     returns = bool(intent.stems & _RETURN_STEMS)
+    own_makers = {d.vendor.strip().lower() for d in targets if d.vendor}
+    makers = makers - own_makers
     for u in ranked:
         # the refund policy's list is the rule for a returns question, even when an FAQ entry about the goods scores
         # higher ("Do you sell gift cards?" for "can I return a gift card?")
@@ -429,6 +439,8 @@ def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], in
         # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
         if not same_doc or not (_bare_item(u) or _kind_item(u) or _led_item(u)):
             continue
+        if targets and _names_maker(f"{u.context} {u.lead.opener if u.lead else ''}", makers, own_makers):
+            continue  # "Kettle & Crane cookware … Covered: Ceramic nonstick fry pans" is no rule for an All-Clad pan
         words = content_stems(u.text)
         # with no product in view, only a returns question reads its goods against the policy's list
         if (kinds & words or tags & _head_stems(u.text)) if targets else (returns and asked <= words):
@@ -438,6 +450,16 @@ def _kind_rule(ranked: list[_Unit], best: _Unit, targets: Sequence[Document], in
 
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
 _RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
+
+
+def _names_maker(text: str, makers: set[str], own: set[str]) -> bool:
+    """`text` names one of `makers` and none of `own` (vendors, lower case)."""
+    low = text.lower()
+
+    def says(name: str) -> bool:
+        return name in low and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", low) is not None
+
+    return any(says(m) for m in makers) and not any(says(m) for m in own)
 
 
 def _kind_item(unit: _Unit) -> bool:
@@ -465,7 +487,7 @@ def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
         return chosen
     leads = {id(u.lead) for u in chosen if u.lead is not None}
     items = [u for u in chosen if id(u) not in leads]
-    if not all(u.lead is not None or _bare_item(u) or _looks_like_item(u.text) for u in items):
+    if not all(u.lead is not None or _bare_item(u) or _looks_like_item(u.text) or _ROW.match(u.text) for u in items):
         return chosen  # sentences of prose support each other; only list lines stand alone
     # the words of the section's heading and lead-in are every line's ("hours" under "Opening hours")
     words = {id(u): (content_stems(u.text) & asked) - content_stems(u.context) for u in items}
@@ -485,5 +507,7 @@ def _heading_lead(unit: _Unit) -> str:
 
 
 def _tag_stems(doc: Document) -> frozenset[str]:
-    """Words of the product's tags that name a kind of goods ("food", "gift"), not generic ones."""
-    return content_stems(" ".join(doc.tags)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS
+    """Words of the product's tags that name a kind of goods ("food", "gift"), not generic ones, nor its maker's
+    name (a "kelp-and-comb" tag on a shampoo names no comb)."""
+    maker = content_stems(doc.vendor or "")
+    return content_stems(" ".join(doc.tags)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS - maker

@@ -122,6 +122,10 @@ def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
     priced = bare.price or (unvalued != text and parse_query(unvalued).price)
     # "what's in the care kit?" asks for the kit's contents, though "care kit" is its name
     kept = tuple(c for c in intent.concepts if c == "contents" and c not in bare.concepts)
+    if set(bare.countries) < set(intent.countries):
+        # "what else do I need to make the Coopers Canadian Blonde?": a place said only in a product's name is no
+        # destination, and the question is about delivery only if it is without the name
+        intent = replace(intent, countries=bare.countries, shipping=bare.shipping, shipping_place=bare.shipping_place)
     return replace(
         intent,
         concepts=bare.concepts + kept,
@@ -189,6 +193,10 @@ def _strip_title(text: str, title: str, placeholder: str = "", *, named: bool = 
         after = re.sub(r"^\s*\)", "", after)  # the written-after word's closing bracket
     if end - start < 2 and not content_stems(f"{before} {after}"):
         # "are these polarised?" about the "Marlowe Polarised Round Sunglasses": the one word is what is asked
+        return text
+    stripped = re.sub(r"\s+", " ", f"{before} {placeholder} {after}").strip()
+    if end - start < 2 and set(parse_query(text).concepts) - set(parse_query(stripped).concepts):
+        # "how many quarts?" of the "Lodge 3.2 Quart Combo Cooker": the one word is part of what is asked
         return text
     if placeholder == "it" and re.search(r"['’]s$", tokens[end - 1].group(0)):
         placeholder = "its"  # "is the sofa bed's mattress …?" asks of its mattress

@@ -79,9 +79,15 @@ def passage_units(ev: Evidence, rank: int, doc: Document | None) -> list[_Unit]:
         out.extend(line_units)
         if stripped.endswith(":") and line_units:
             lead = listed = line_units[-1]
+            if len(line_units) > 1 and len(lead.text.split()) <= LABEL_LEAD_WORDS:
+                lead.opener = line_units[-2].text
         elif not _looks_like_item(stripped):
             lead = None
     return out
+
+
+# a lead-in of at most this many words is a label ("Covered:", "This includes:"), not a sentence saying what its list is
+LABEL_LEAD_WORDS = 3
 
 
 def _short_item(line: str) -> bool:
@@ -286,7 +292,7 @@ def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
     """Quote a unit verbatim; a product's first line in the answer is prefixed with the product's name, and a bare list item with
     its section heading ("What we can't take back: Gift cards."), unless the answer already quotes a line of that
     section."""
-    text = unit.text
+    text = unit.lead_in() if unit.opener and not lead else unit.text  # "Covered:" with what the list is
     markdown = None
     doc = unit.doc
     section = (unit.evidence.passage.id, unit.context.strip())

@@ -43,7 +43,7 @@ from ask_engine.towns import (
     town_named,
     towns_in,
 )
-from ask_engine.types import Document
+from ask_engine.types import Document, Task
 
 NOT_LISTED_CHARS = 260  # where the shop does ship, after "not listed": a sentence or two, not the whole table
 # What the sentences saying where the shop ships are compared with (a fixed text: the indexer embeds it ahead).
@@ -67,7 +67,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     task, intent = work.task, work.intent
     if not intent.shipping_place or not intent.shipping:
         return None
-    region = region_named(intent.text)
+    region = region_named(intent.text) or _region_by_code(intent.text, task)
     units = [
         u for u in _units(task) if u.evidence.passage.kind != "product" or (u.doc is not None and u.doc in targets)
     ]
@@ -249,7 +249,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             # a list entry is quoted after its lead-in, which says what the list is ("These items cannot ship to …:",
             # "we cannot deliver knives to:" before "The Channel Islands (Jersey, …)"), once
             fresh = u.lead is not None and u.lead not in chosen and u.lead not in led
-            _quote(answer, u, lead=f"{u.lead.text.strip()} " if fresh and u.lead is not None else "")
+            _quote(answer, u, lead=f"{u.lead.lead_in()} " if fresh and u.lead is not None else "")
             led += [u.lead] if u.lead is not None else []
         for d in targets:
             answer.use(d.id)
@@ -271,9 +271,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         return None  # named in a part of the policy the evidence does not hold: general selection answers
     if not country_codes_in(policy_text) and not group_members(policy_text):
         return None  # the policy names no places at all, so "not listed" would mean nothing
-    if (town is not None and town.country == home_country(task.shop_currency)) or (
-        region is not None and region[0] == home_country(task.shop_currency)
-    ):
+    home = home_country(task.shop_currency, task.shop_country)
+    if (town is not None and town.country == home) or (region is not None and region[0] == home):
         # a home town or state the policy does not name ("the 48 contiguous states" for Denver or Texas): not "not
         # listed"
         return None
@@ -352,7 +351,7 @@ def _lists_other_members(text: str, code: str) -> bool:
 def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
     """The town a shipping question names, read as the one in the buyer's country or a country the shop's
     shipping sentences name, where several places share the name."""
-    home = home_country(work.task.shop_currency)
+    home = home_country(work.task.shop_currency, work.task.shop_country)
     prefer = [c for c in dict.fromkeys([(work.task.country or "").upper(), home or ""]) if c]
     named = list(dict.fromkeys(c for u in shipping_units for c in country_codes_in(u.text)))
     return town_named(work.intent.text, prefer, named)
@@ -434,6 +433,21 @@ def _code_lister(country: str, name: str) -> Callable[[str], bool] | None:
         return own in found and len(found & others) >= 2
 
     return lists
+
+
+def _region_by_code(text: str, task: Task) -> tuple[str, str] | None:
+    """(country code, name) of a state or province a question names by its postal code in capitals after "to", "in"
+    or "from" ("do you ship to BC?", "I live in NSW"), read in the buyer's country, else the shop's home country (codes
+    repeat across countries); never in a question written all in capitals ("SHIP TO ME?" names no Maine)."""
+    if text == text.upper():
+        return None
+    for country in dict.fromkeys(
+        c for c in ((task.country or "").upper(), home_country(task.shop_currency, task.shop_country)) if c
+    ):
+        for name, code in _region_codes(country).items():
+            if code.isalpha() and re.search(rf"\b(?i:to|in|into|from)\s+(?:(?i:the)\s+)?{code}(?![\w-])", text):
+                return country, name
+    return None
 
 
 def _region_name(country: str, region: str) -> str | None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ask_engine.answering.facts import _fact_sentence
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _PROCESS_WORD, _product_words
+from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Unit, _Work
@@ -45,7 +46,7 @@ def _names_only(work: _Work, targets: list[Document]) -> bool:
     """ "Do you sell / have ...?" names nothing but the products in view: "do you have a return policy?" or "do you
     offer gift wrapping?" about a product asks about something else, which it is not."""
     named = frozenset().union(*(_product_words(doc) for doc in targets))
-    return not (work.intent.stems - named - _SELL_STEMS)
+    return not (work.intent.stems - named - _SELL_STEMS - _VAGUE_STEMS)  # "do you sell kegging stuff?"
 
 
 def _offered(work: _Work, targets: list[Document]) -> _Answer:

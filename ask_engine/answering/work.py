@@ -48,7 +48,8 @@ def _articles(text: str) -> str:
 
 
 def _end(text: str) -> str:
-    text = _articles(text.rstrip())
+    # a list entry's own separator ("… with a broken seal or missing product;", "…, and") ends with the sentence
+    text = re.sub(r"\s*[;,](?:\s*(?:and|or))?$", "", _articles(text.rstrip()))
     return text if text.endswith((".", "!", "?", ".)", '."', ":")) else text + "."
 
 
@@ -74,6 +75,13 @@ class _Unit:
     first: bool = False  # the first quotable sentence of its passage
     plain_overlap: bool = False  # shares a question word that is neither a name nor a number
     lead: _Unit | None = None  # the "...:" line a list item belongs to
+    # a lead-in that is only a label ("Covered:", "This includes:"): the sentence before it on its line, which says
+    # what the list is ("Our own cookware can be returned within 100 days, even if you've cooked with it.")
+    opener: str = ""
+
+    def lead_in(self) -> str:
+        """The lead-in as quoted before its items: with its opener when it is only a label."""
+        return f"{self.opener} {self.text.strip()}" if self.opener else self.text.strip()
 
     @property
     def key(self) -> tuple[int, int]:

@@ -20,7 +20,7 @@ _FAQ_SUFFIXES = (".json", ".yaml", ".yml", ".md", ".markdown")
 
 
 def load_shop_info(shop_dir: str | Path) -> ShopInfo:
-    """Read `shop.toml`'s `[shop]` table: name, url (required); currency, language, gid_namespace,
+    """Read `shop.toml`'s `[shop]` table: name, url (required); currency, country, language, gid_namespace,
     disclosure_namespace (default "disclosures"), facts_namespaces (default: every namespace but the disclosure one);
     and the optional `[synonyms]` table.
     """
@@ -38,7 +38,7 @@ def load_shop_info(shop_dir: str | Path) -> ShopInfo:
     if not isinstance(table, dict):
         raise SourceError("shop.toml", "shop", "missing [shop] table")
     info: dict[str, Any] = {}
-    for name in ("name", "url", "currency", "language", "gid_namespace", "disclosure_namespace"):
+    for name in ("name", "url", "currency", "country", "language", "gid_namespace", "disclosure_namespace"):
         value = table.get(name)
         if value is None:
             if name in ("name", "url"):
@@ -52,6 +52,8 @@ def load_shop_info(shop_dir: str | Path) -> ShopInfo:
     info["url"] = info["url"].rstrip("/")
     if "currency" in info:
         info["currency"] = info["currency"].upper()
+    if "country" in info:
+        info["country"] = _country_code(info["country"])
     if "gid_namespace" in info and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", info["gid_namespace"]):
         raise SourceError("shop.toml", "shop.gid_namespace", "use letters, digits, '.', '_' or '-' only")
     namespaces = table.get("facts_namespaces")
@@ -63,6 +65,18 @@ def load_shop_info(shop_dir: str | Path) -> ShopInfo:
     if synonyms:
         info["synonyms"] = synonyms
     return ShopInfo.from_dict(info)
+
+
+def _country_code(value: str) -> str:
+    """shop.toml's `country`: an ISO 3166-1 alpha-2 code ("IE") or a country's name ("Ireland"), as its code."""
+    from ask_engine.countries import country_codes_in, country_name
+
+    if re.fullmatch(r"[A-Za-z]{2}", value) and country_name(value) != value.upper():
+        return value.upper()
+    codes = country_codes_in(value)
+    if len(codes) != 1:
+        raise SourceError("shop.toml", "shop.country", f"not a country: {value!r} (use its ISO 3166-1 code, e.g. 'IE')")
+    return codes[0]
 
 
 def _synonyms(table: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
