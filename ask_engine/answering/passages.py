@@ -206,8 +206,11 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         floor = MIN_RELEVANCE_GUARDED
     # A process question about a product in view is answered by the policy's entry naming the product's kind
     # ("Candles that have been lit" under "Items we cannot take back"), however the question is worded.
-    makers = set(task.vendors) | {d.vendor.strip().lower() for d in task.documents.values() if d.vendor}
-    specific = _kind_rule(ranked, best, targets, intent, makers) if intent.policy and not work.guarded else None
+    specific = None
+    if intent.policy and not work.guarded:
+        # (the catalogue's makers; a task made without them, as a test's or the guard eval's, has its documents')
+        makers = set(task.vendors) | {d.vendor.strip().lower() for d in task.documents.values() if d.vendor}
+        specific = _kind_rule(ranked, best, targets, intent, makers)
     # a section headed by the process asked ("Exchanges" for "can I swap it for the blue?"), or mostly by the
     # question's own words ("Wrong nib size?" for "I bought the wrong nib, can I swap it?"), is its rule, not a list
     # entry for the product's kind under another heading that speaks of no process asked ("Tea: unopened and sealed"
