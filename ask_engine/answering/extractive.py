@@ -163,9 +163,10 @@ class ExtractiveGenerator:
             answers.append(answer)
             asked[id(answer)] = content_stems(part) - _GENERIC_QUERY_STEMS - _VAGUE_STEMS
         if any(not a.not_recorded and any(s.kind == "claim" for s in a.sentences) for a in answers):
-            # a part whose "not recorded" names nothing missing gives way to a part answered from the shop's data
-            # (below), so it takes none of the budget ("do you sell kegging stuff? looking for a corny keg and a co2
-            # tank": the first part's two products)
+            # Another part is answered from the shop's data: a part whose "not recorded" names nothing missing ("how
+            # can these be cleaned? disinfectant spray only?" → "... that for the X") only casts doubt on that
+            # answer, and the closest fact it offers repeats it; it takes none of the sentence budget either ("do you
+            # sell kegging stuff? looking for a corny keg and a co2 tank": the first part's two products)
             answers = [a for a in answers if not (a.not_recorded and a.unnamed)]
         # the sentence budget is shared by the parts that answer: "how much for gift wrap, and can you leave the
         # price out? it's for my sister" is three parts, of which one finds its FAQ entry and keeps its price line
@@ -202,11 +203,8 @@ class ExtractiveGenerator:
         if not answers:
             return self._no_answer(task, "no evidence sentence is relevant enough", *notes)
         if any(not a.not_recorded and any(s.kind == "claim" for s in a.sentences) for a in answers):
-            # Another part is answered from the shop's data: a part whose "not recorded" names nothing missing ("how
-            # can these be cleaned? disinfectant spray only?" → "... that for the X") only casts doubt on that
-            # answer, and the closest fact it offers repeats it
-            answers = [a for a in answers if not (a.not_recorded and a.unnamed)]
-            # ... and a part saying an attribute is not recorded while another part states it ("how wide is the
+            # Another part is answered from the shop's data (the parts saying only "not recorded that" gave way before
+            # the budget): a part saying an attribute is not recorded while another part states it ("how wide is the
             # base? seems wider than 48 inches?" → "not recorded the dimensions" beside "measures 48 x 48 x 72")
             # would contradict it, and a part whose every word another part's quoted line says ("what batteries does
             # it use, and are they included?" after "3 x CR2032 coin cell (included)") is answered there

@@ -194,13 +194,13 @@ def _strip_title(text: str, title: str, placeholder: str = "", *, named: bool = 
     if end - start < 2 and not content_stems(f"{before} {after}"):
         # "are these polarised?" about the "Marlowe Polarised Round Sunglasses": the one word is what is asked
         return text
+    if placeholder == "it" and re.search(r"['’]s$", tokens[end - 1].group(0)):
+        placeholder = "its"  # "is the sofa bed's mattress …?" asks of its mattress
     stripped = re.sub(r"\s+", " ", f"{before} {placeholder} {after}").strip()
     if end - start < 2 and set(parse_query(text).concepts) - set(parse_query(stripped).concepts):
         # "how many quarts?" of the "Lodge 3.2 Quart Combo Cooker": the one word is part of what is asked
         return text
-    if placeholder == "it" and re.search(r"['’]s$", tokens[end - 1].group(0)):
-        placeholder = "its"  # "is the sofa bed's mattress …?" asks of its mattress
-    return re.sub(r"\s+", " ", f"{before} {placeholder} {after}").strip()
+    return stripped
 
 
 def _with_history(intent: Intent, task: Task) -> Intent:
