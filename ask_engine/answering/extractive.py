@@ -65,7 +65,7 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
-from ask_engine.answering.shipping import _MONEY, _shipping
+from ask_engine.answering.shipping import _MONEY, _shipping, buyer_then_home
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
 from ask_engine.language import (
@@ -80,7 +80,7 @@ from ask_engine.language import (
     text_cue,
 )
 from ask_engine.phrases import phrase
-from ask_engine.towns import Town, home_country, town_named
+from ask_engine.towns import Town, town_named
 from ask_engine.types import Document, Draft, DraftKind, Sentence, Task
 
 if TYPE_CHECKING:
@@ -498,8 +498,7 @@ def _states(intent: Intent, text: str) -> bool:
 
 def _part_town(task: Task, part: str) -> Town | None:
     """The town a part of the question names as a destination, read as the buyer's or the shop's country's."""
-    home = home_country(task.shop_currency, task.shop_country)
-    return town_named(part, [c for c in dict.fromkeys([(task.country or "").upper(), home or ""]) if c])
+    return town_named(part, buyer_then_home(task))
 
 
 def _variant_namer(task: Task) -> Callable[[str], bool] | None:

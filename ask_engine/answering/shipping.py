@@ -351,10 +351,14 @@ def _lists_other_members(text: str, code: str) -> bool:
 def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
     """The town a shipping question names, read as the one in the buyer's country or a country the shop's
     shipping sentences name, where several places share the name."""
-    home = home_country(work.task.shop_currency, work.task.shop_country)
-    prefer = [c for c in dict.fromkeys([(work.task.country or "").upper(), home or ""]) if c]
     named = list(dict.fromkeys(c for u in shipping_units for c in country_codes_in(u.text)))
-    return town_named(work.intent.text, prefer, named)
+    return town_named(work.intent.text, buyer_then_home(work.task), named)
+
+
+def buyer_then_home(task: Task) -> list[str]:
+    """The countries a place a question names is read in first: the buyer's, then the shop's home country."""
+    home = home_country(task.shop_currency, task.shop_country)
+    return [c for c in dict.fromkeys([(task.country or "").upper(), home or ""]) if c]
 
 
 def _town_level(town: Town, text: str) -> int:
@@ -441,9 +445,7 @@ def _region_by_code(text: str, task: Task) -> tuple[str, str] | None:
     repeat across countries); never in a question written all in capitals ("SHIP TO ME?" names no Maine)."""
     if text == text.upper():
         return None
-    for country in dict.fromkeys(
-        c for c in ((task.country or "").upper(), home_country(task.shop_currency, task.shop_country)) if c
-    ):
+    for country in buyer_then_home(task):
         for name, code in _region_codes(country).items():
             if code.isalpha() and re.search(rf"\b(?i:to|in|into|from)\s+(?:(?i:the)\s+)?{code}(?![\w-])", text):
                 return country, name
