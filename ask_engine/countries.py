@@ -117,6 +117,9 @@ def _place_named(words: str) -> str | None:
     return None
 
 
+_OUTSIDE = re.compile(r"(?:\b(?:outside|beyond|except|excluding)(?: of)?(?: the)?\s+|\bnon-?)$", re.IGNORECASE)
+
+
 @lru_cache(maxsize=1 << 15)  # a pure function of its text, asked of the same merchant passages request after request
 def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
     """ISO alpha-2 codes of the countries a text names (by name, alias or capitalised code), in order.
@@ -235,7 +238,9 @@ def _group_members(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     for name, members in _GROUPS.items():
         flags = 0 if name == "eu" or name == "eea" else re.IGNORECASE
         pattern = name.upper() if flags == 0 else re.escape(name)
-        if re.search(rf"(?<![\w-]){pattern}(?![\w-])", norm, flags):
+        found = re.finditer(rf"(?<![\w-]){pattern}(?![\w-])", norm, flags)
+        # "Outside the EU … we don't ship", "non-EU countries": the countries outside the group, not its members
+        if any(not _OUTSIDE.search(norm[: m.start()]) for m in found):
             out[name] = members
     if _WORLDWIDE.search(norm):
         out["worldwide"] = frozenset(_country_table()[1])

@@ -46,6 +46,7 @@ import numpy.typing as npt
 
 from ask_engine.errors import IndexUnusable
 from ask_engine.integrity import CHECKSUM, FILES, file_checksums, integrity_problems, manifest_checksum
+from ask_engine.language import content_stems
 from ask_engine.lexical import BM25, Bm25Index
 from ask_engine.parallel import mapped
 from ask_engine.types import Document, Hit, Passage, ShopInfo
@@ -354,6 +355,40 @@ class ShopIndex:
         """The lower-case vendor names of the catalogue's products (the makers a policy may single out: "our own
         Kettle & Crane cookware … Covered: …" is no rule for another maker's pan)."""
         return frozenset(d.vendor.strip().lower() for d in self.documents.values() if d.kind == "product" and d.vendor)
+
+    @cached_property
+    def fact_labels(self) -> tuple[str, ...]:
+        """The distinct labels, of two words or more, of the catalogue's recorded attributes (metafields): "bed temp?"
+        names "Bed temperature", recorded for other filaments, and not the "Nozzle temperature" a product in view
+        records in its place."""
+        labels = {
+            f.label
+            for d in self.documents.values()
+            if d.kind == "product"
+            for f in d.facts
+            if f.source == "metafield" and len(content_stems(f.label)) >= 2
+        }
+        return tuple(sorted(labels))
+
+    @cached_property
+    def kind_words(self) -> frozenset[str]:
+        """The stems of the catalogue's product types: "do you ship saddles to France?" asks about saddles, whose own
+        delivery rule ("Saddles - UK and Republic of Ireland only") outranks the destination's rates, with no saddle in
+        view. Types only: a title's words ("Powder-free") would read "is it free?" as naming a kind."""
+        types = " ".join({d.product_type for d in self.documents.values() if d.kind == "product" and d.product_type})
+        return content_stems(types)
+
+    @cached_property
+    def catalogue_words(self) -> frozenset[str]:
+        """The stems of every product's title, type and vendor: "can I return an opened PLA spool?" names something the
+        catalogue sells, though the returns policy retrieved for it never says "PLA"."""
+        return frozenset().union(
+            *(
+                content_stems(" ".join(filter(None, (d.title, d.product_type, d.vendor))))
+                for d in self.documents.values()
+                if d.kind == "product"
+            )
+        )
 
     def passages_of(self, doc_id: str) -> list[Passage]:
         """The passages of one document, in order ([] for an unknown id)."""

@@ -353,6 +353,12 @@ class Task:
     shop_currency: str | None = None  # shop.toml's currency: where a shipping question's "Perth" most likely is
     shop_country: str | None = None  # shop.toml's country, where it says (else its currency's country is home)
     vendors: frozenset[str] = frozenset()  # the catalogue's vendor names, lower case
+    # the labels of the attributes the catalogue's products record as metafields, two words or more ("Bed temperature")
+    fact_labels: tuple[str, ...] = ()
+    # the stems of the catalogue's product types ("Saddles", "Fly Repellents")
+    kind_words: frozenset[str] = frozenset()
+    # the stems of every product's title, type and vendor: a name the question gives that the catalogue uses
+    catalogue_words: frozenset[str] = frozenset()
     operation_requested: bool = False  # the read-only guard found an operation in the query
     # The index's stored vectors of the texts a generator compares with the question (None: embed them when asked).
     unit_vectors: UnitVectors | None = field(default=None, compare=False, repr=False)

@@ -107,7 +107,7 @@ def _absent_names(text: str, task: Task) -> list[str]:
     haystack = " ".join(
         [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
     )
-    words = content_stems(haystack)
+    words = content_stems(haystack) | task.catalogue_words  # a name the catalogue uses is something it sells
     codes = set(country_codes_in(haystack))
     absent = []
     for name in names:
@@ -157,6 +157,8 @@ def _compounds(work: _Work) -> list[tuple[str, str]]:
         for first, second in pairwise(words)
         # "a piece torn", "the almonds showed up", "an easel that'll take": a thing and what befell it
         if not ("'" in second or "’" in second or second in _STATE_WORDS or _REGULAR_PAST.search(second))
+        # "an opened PLA spool": a thing in some state, not a two-word thing
+        and not (first in _STATE_WORDS or _REGULAR_PAST.search(first))
         and second not in annotated
     ]
 
@@ -208,6 +210,8 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
     for first, second in pairwise(words):
         if first[0].isdigit() or second[0].isdigit():
             continue
+        if _REGULAR_PAST.search(first) or first in _STATE_WORDS:
+            continue  # "an opened PLA spool", "a used saddle": a thing in some state, not a two-word thing
         pair = content_stems(first) | content_stems(second)
         # a word the evidence never uses may be the shop's thing in other words ("a physical store" for "a shop I
         # can visit"): only two words both used elsewhere say the thing is two other things

@@ -402,6 +402,14 @@ def _match_options(
                 hit = hit or value in named_sizes
             if hit:
                 chosen.setdefault(name, []).append(value)
+        if len(chosen.get(name, ())) > 1:
+            # "a 17.5 medium wide" names "Medium Wide", not also the "Medium" and "Wide" its words hold
+            longer = [v.lower() for v in chosen[name]]
+            chosen[name] = [
+                v
+                for v in chosen[name]
+                if not any(w != v.lower() and re.search(rf"\b{re.escape(v.lower())}\b", w) for w in longer)
+            ]
         if len(chosen.get(name, ())) > 1 and intent.numbers:
             # "in 28 x 1.75? need the 47-622 one": the value using the most of the question's figures, not every
             # value sharing one of them ("28 x 1.40 (37-622)")

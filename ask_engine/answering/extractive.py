@@ -56,6 +56,7 @@ from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
+    _PRONOUN_RE,
     _clean_query,
     _question_parts,
     _targets,
@@ -139,18 +140,22 @@ class ExtractiveGenerator:
         places: tuple[str, ...] = ()
         town: str | None = None
         asked: dict[int, frozenset[str]] = {}  # each answered part's own content words
+        named: list[Document] = []  # the products the last part naming any is about
         after_place: dict[int, Intent] = {}  # the parts naming no place of their own after one that named one
         for part in parts:
-            answer, work_notes = self._answer(task, part, guarded=guarded, places=places, town=town)
+            answer, work_notes, targets = self._answer(
+                task, part, guarded=guarded, places=places, town=town, carried=named
+            )
+            named = targets or named
             countries = parse_query(part).countries
             # "shipping to LA?" names Louisiana or Los Angeles, not Laos: a state's code is no place a later part asks
-            named = tuple(c for c in countries if not named_by_state_code(part, c))
+            where = tuple(c for c in countries if not named_by_state_code(part, c))
             # "how long does delivery to Berlin take, and what does it cost?": a town names its country
-            found = None if named else _part_town(task, part)
+            found = None if where else _part_town(task, part)
             if places and answer is not None and not countries and found is None:
                 after_place[id(answer)] = parse_query(part)
-            if named:
-                places, town = named, None
+            if where:
+                places, town = where, None
             elif found is not None:
                 places, town = (found.country,), found.name
             notes += work_notes
@@ -195,7 +200,7 @@ class ExtractiveGenerator:
         if stated is not None:
             # "I'm buying Christmas gifts, what's the return deadline?": what the asker says of themselves found
             # nothing (or "nothing about gifts"); the question after it is answered on its own where it can be
-            answer, work_notes = self._answer(task, stated.group("question"), guarded=guarded)
+            answer, work_notes, _ = self._answer(task, stated.group("question"), guarded=guarded)
             if answer is not None and answer.sentences and not (answers and answer.not_recorded):
                 notes += work_notes
                 answer.sentences = answer.sentences[: self.max_sentences]
@@ -237,11 +242,15 @@ class ExtractiveGenerator:
         guarded: bool = False,
         places: tuple[str, ...] = (),
         town: str | None = None,
-    ) -> tuple[_Answer | None, list[str]]:
+        carried: Sequence[Document] = (),
+    ) -> tuple[_Answer | None, list[str], list[Document]]:
         """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection.
         `places` are the countries an earlier part of the question named ("I live in Jersey, can you send me one?
         how much would postage be?"): a shipping part naming none asks about them; `town` is the town that part
-        named, when it named one ("delivery to Perth …, and how long?"), read again as the shipping answer reads it."""
+        named, when it named one ("delivery to Perth …, and how long?"), read again as the shipping answer reads it;
+        `carried` the products an earlier part named by title ("where's your gochugaru from, and what sizes?"), which
+        a part naming none asks about when it asks about a product. Returns the answer, notes, and the products the
+        part is about."""
         intent = parse_query(question)
         # ... or the town it named, read again as the shipping answer reads a town, when the part asks only a cost or
         # a time ("... to Perth, and how long does it take?" is about Perth's zone, not all of Australia); a part about
@@ -252,11 +261,13 @@ class ExtractiveGenerator:
         if places and not town and intent.shipping and intent.shipping_place and not intent.countries:
             intent = replace(intent, countries=places)
         if not intent.stems and not intent.countries and not intent.product_specific:
-            return None, []
+            return None, [], []
         work = _Work(
             task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
         )
         targets = _targets(work)
+        if not targets and carried and _asks_of_product(intent):
+            targets = list(carried)
         if places and not targets and not intent.shipping and (intent.price or intent.asks_duration):
             # "Do you ship to Australia? What does it cost?": a cost or a time after a destination is delivery's
             intent = replace(intent, shipping=True, shipping_place=True, countries=inherited, text=elsewhere)
@@ -283,7 +294,7 @@ class ExtractiveGenerator:
             # wearers?"): the product in view answers from its own units
             work.intent = replace(work.intent, policy=False)
             answer = _product(work, targets)
-        return answer, work.notes
+        return answer, work.notes, targets
 
     def _overviews(self, task: Task, intent: Intent) -> Draft | None:
         """ "Tell me about these" with ids: a short overview of each resolved product (its link comes with it)."""
@@ -321,6 +332,14 @@ class ExtractiveGenerator:
             generator=self.name,
             notes=(why, *details),
         )
+
+
+def _asks_of_product(intent: Intent) -> bool:
+    """A part naming no product that asks about one ("what sizes?", "is it vegan?", "how much?"), not about delivery,
+    a policy or the catalogue."""
+    if intent.shipping or intent.policy or intent.catalogue or intent.countries:
+        return False
+    return bool(_PRONOUN_RE.search(intent.lower)) or intent.elliptical or intent.product_specific
 
 
 def _asked_in_faq(work: _Work, targets: list[Document]) -> _Answer | None:

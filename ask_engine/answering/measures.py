@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FIGURE_ONLY", "measure", "measures_in", "value_pattern", "written_forms"]
+__all__ = ["FIGURE_ONLY", "measure", "measures_in", "value_pattern", "with_label_units", "written_forms"]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = (
@@ -57,6 +57,20 @@ def measure(text: str) -> tuple[float, str] | None:
 def measures_in(text: str) -> list[tuple[float, str]]:
     """Every figure with a unit in `text`, in its kind's base unit ("the 1kg bag" → [(1.0, "kg")])."""
     return [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
+
+
+# a table's cell whose header carries the unit ("Chest (cm): 84-92"), its figures bare
+_LABEL_UNIT = re.compile(
+    r"(?P<label>[^:,;()]{1,40}?)\s*\((?P<unit>cm|mm|m|in|inch(?:es)?|ft|kg|g|lbs?|oz|ml|l)\)\s*:\s*"
+    r"(?P<value>\d+(?:[.,]\d+)?(?:\s*(?:-|–|to)\s*\d+(?:[.,]\d+)?)?)(?![\d.,]*\d)(?!\s*(?:[a-z]|\"|”))",
+    re.IGNORECASE,
+)
+
+
+def with_label_units(text: str) -> str:
+    """`text` with a unit its cell's header gives written after the cell's figures: "Chest (cm): 84-92" reads as
+    "Chest: 84-92 cm", so the range holds a figure the question gives in cm or inches."""
+    return _LABEL_UNIT.sub(lambda m: f"{m.group('label')}: {m.group('value')} {m.group('unit')}", text)
 
 
 # a value that is one figure and its unit and nothing else ('16"', "15 mm", "1L")

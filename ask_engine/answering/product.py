@@ -8,13 +8,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ask_engine.answering.addressing import Measure, asked_measures, measures, number_words
+from ask_engine.answering.addressing import Measure, asked_figures, asked_measures, measures, number_words
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import (
     _OPTION_WORD,
     _asks_only_having,
     _asks_sku,
     _commerce,
+    _is_colour_option,
     _match_options,
     _named_option,
     _named_variant,
@@ -23,6 +24,7 @@ from ask_engine.answering.commerce import (
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
     _asked_fact,
+    _attribute_probe,
     _chosen_units,
     _fact_sentence,
     _is_boolean,
@@ -34,6 +36,7 @@ from ask_engine.answering.facts import (
     _single_item,
     _state_units,
     _subject,
+    fact_text,
 )
 from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.nearest import _near_sentence, _notice_line, _says_asked_words, _speaks_to, _tied
@@ -46,6 +49,7 @@ from ask_engine.answering.query import (
     _without_named_values,
 )
 from ask_engine.answering.sentences import _looks_like_item
+from ask_engine.answering.siblings import names_label, same_attribute, unrecorded_label
 from ask_engine.answering.sizing import _party_size, _size_guide, _table_row, _variant_row
 from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms
 from ask_engine.answering.units import Unit, usable_value
@@ -102,6 +106,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # named are dropped: the product's own name stays out, as `_without_mentions` read it)
         kept = parse_query(described).concepts
         intent = work.intent = replace(intent, concepts=tuple(c for c in intent.concepts if c in kept))
+    if intent.options and intent.colours and not asks_options(intent.text) and not _colour_asked(intent, doc):
+        # "does the brisket rub have mustard in it?": a colour word ("mustard", "honey", "olive") said other than after
+        # "in", of a product with no colour option and no option value naming it, names a thing in it, not an option
+        intent = work.intent = replace(intent, options=False, colours=())
     if not intent.options and _named_option(intent, doc):
         # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
         # its values, as "colours" and "sizes" do
@@ -152,8 +160,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps) and not backorder
     unrecorded = sold.not_recorded and not restock_only
     attribute_ran = not sold.settled and (bool(intent.concepts) or not commerce or unrecorded or not sold.sentences)
+    recorded_elsewhere = False
     if attribute_ran:
         recorded = _attribute(work, doc, standalone=not commerce)
+        recorded_elsewhere = recorded.not_recorded and recorded.settled
         found = bool(recorded.sentences) and not recorded.not_recorded
         # "is it washed or natural?": a colour word ("natural") read as asking for the options, where a recorded
         # fact answers ("Process: Washed"); the options listed would answer nothing
@@ -182,12 +192,25 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         if chosen:
             answer = _Answer()
             _state_units(answer, work, doc, chosen)
-    if answer.not_recorded and has_policy_evidence:
-        # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?").
+    if answer.not_recorded and has_policy_evidence and not recorded_elsewhere:
+        # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?");
+        # not an attribute other products record as theirs ("bed temperature"), which no policy line gives for this one
         policy = _select(work, targets, policy_only=True)
         if policy is not None and not policy.not_recorded:
             return policy
     return answer
+
+
+def _colour_asked(intent: Intent, doc: Document) -> bool:
+    """Whether a colour word the question names asks for a colour: said after "in" ("can I get it in olive?"), or of a
+    product sold in colours, or in an option value naming it ("Honey / Large")."""
+    if any(re.search(rf"\bin\s+(?:an?\s+|the\s+)?{re.escape(c)}\b", intent.lower) for c in intent.colours):
+        return True
+    options = _options(doc)
+    if any(_is_colour_option(name) for name, _ in options):
+        return True
+    values = " ".join(v for _, vs in options for v in vs).lower()
+    return any(re.search(rf"\b{re.escape(c)}\b", values) for c in intent.colours)
 
 
 def _asks_for_value(intent: Intent, doc: Document) -> bool:
@@ -231,6 +254,23 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ranked = _ranked_units(work, doc)
     chosen = _naming_units(_chosen_units(ranked), work, doc)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
+    # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
+    # "Nozzle temperature" is the nearest recorded fact, not the answer
+    missing = unrecorded_label(_attribute_probe(intent, doc), doc, work.task.fact_labels)
+    siblings: list[Fact] = []
+    if missing is not None:
+        siblings = [f for f in facts if not names_label(fact_text(f), missing) and not same_attribute(missing, f)]
+        siblings += [
+            u.fact
+            for u in chosen
+            if u.kind == "fact"
+            and u.fact is not None
+            and u.fact not in siblings
+            and not names_label(u.text, missing)
+            and not same_attribute(missing, u.fact)
+        ]
+        facts = [f for f in facts if f not in siblings]
+        chosen = [u for u in chosen if not (u.kind == "fact" and u.fact in siblings)]
     scores = {u.key: p for p, u in ranked if u.kind != "description"}
     if facts and not chosen and ranked and ranked[0][0] > max(scores.get(f.key, 0.0) for f in facts):
         # "does it come with a blade and battery?": "Body only - battery and charger not included", above the
@@ -276,6 +316,8 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         _state_units(answer, work, doc, chosen)
         return answer
     labelled = [] if figureless else _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
+    if missing is not None and siblings:
+        labelled = [u for u in labelled if names_label(u.text, missing)]
     if not labelled and not figureless and "contents" in intent.concepts:
         # "what's in the care kit?": the description's lead-in with its list of items ("Everything you need to refresh
         # an oiled surface: 250 ml hardwax oil; 1 fine abrasive pad; …"), however the ranker reads its opening words
@@ -307,13 +349,13 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
-    predicate = _predicate(intent, doc)
+    predicate = _predicate(intent, doc) if not siblings else f"the {(missing or '').lower()} of {_subject(doc)}"
     answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)
     own = None if predicate or figureless else _asked_fact(work, doc, ranked)
-    related = [own] if own is not None else figureless[:1] or _related_facts(work, doc, ranked)
+    related = [own] if own is not None else figureless[:1] or siblings[:1] or _related_facts(work, doc, ranked)
     noticed = bool(related) and related[0].source == "disclosure"
-    near = None if own is not None or figureless else _near_sentence(ranked, _tied(work, doc, ranked))
+    near = None if own is not None or figureless or siblings else _near_sentence(ranked, _tied(work, doc, ranked))
     if near is not None and not _speaks_to(work, near):
         near = None
     if near is not None and noticed and not _says_asked_words(work, doc, near, ranked[0][0]):
@@ -326,10 +368,17 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         # often"): not stated as the answer, but shown as what the shop records
         # (stated without the hedge where it says the question's own words, it answered as often on product-QA
         # data's unanswerable questions as on its answerable ones: hetPQA's abstention fell from 0.86 to 0.68)
-        answer.meta(
-            phrase("not_stated_exactly", subject=_subject(doc)),
-            markdown=phrase("not_stated_exactly", subject=_subject(doc, md=True)),
-        )
+        # ... unless it states the kind of figure asked, other than a price ("how often should I oil it?" and "Apply
+        # … 2-3 times a week"): that figure is the answer
+        stated = [k for k in asked_figures(intent.text) if k.name != "price"]
+        if any(k.states.search(near.text) for k in stated):
+            answer.not_recorded = answer.unnamed = False
+            answer.gaps = []
+        else:
+            answer.meta(
+                phrase("not_stated_exactly", subject=_subject(doc)),
+                markdown=phrase("not_stated_exactly", subject=_subject(doc, md=True)),
+            )
         text = _single_item(near, work.asked - _title_stems(doc)) or near.text
         answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
         return answer
@@ -346,11 +395,19 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         answer.meta(
             phrase("not_recorded", subject=_subject(doc), predicate=predicate or ""),
             markdown=phrase(
-                "not_recorded", subject=_subject(doc, md=True), predicate=_predicate(intent, doc, md=True) or ""
+                "not_recorded",
+                subject=_subject(doc, md=True),
+                predicate=(
+                    _predicate(intent, doc, md=True)
+                    if not siblings
+                    else f"the {(missing or '').lower()} of {_subject(doc, md=True)}"
+                )
+                or "",
             ),
         )
     for fact in related[:1]:
         _fact_sentence(answer, work, doc, fact, lead=False, pronoun=True)
+    answer.settled = bool(siblings)  # what is missing is known: no other reading answers in its place
     return answer
 
 

@@ -52,6 +52,24 @@ DESTINATIONS_PROBE = "Which countries and destinations do you ship and deliver t
 _ZONE_DEFINED = re.compile(
     r"^\s*(?:the\s+)?([A-Z][\w&'’/-]*(?:\s+[A-Z0-9][\w&'’/-]*){0,3})\s+(?:zone\s+)?(?:covers|includes)\b"
 )
+_FREE = re.compile(r"\bfree\b", re.IGNORECASE)
+# (a zone's letter in capitals: "Zone B", not "zone a few days")
+_ZONES = re.compile(r"\b(?i:zones?)\s+((?:\d+|[A-Z])\b(?:\s*(?i:,|and|&|or|-|–|to)\s*(?:\d+|[A-Z])\b)*)")
+
+
+def _zones(text: str) -> frozenset[str]:
+    """The delivery zones a line names by number or letter ("Zone 2", "Zones 1, 2 and 3", "Zones 1-3")."""
+    out: set[str] = set()
+    for m in _ZONES.finditer(text):
+        names = re.findall(r"\d+|\b[A-Z]\b", m.group(1))
+        out.update(n.upper() for n in names)
+        span = re.fullmatch(r"\s*(\d+)\s*(?:-|–|to)\s*(\d+)\s*", m.group(1))
+        if span is not None and int(span.group(2)) - int(span.group(1)) < 20:
+            out.update(str(n) for n in range(int(span.group(1)), int(span.group(2)) + 1))
+    return frozenset(out)
+
+
+_SENDING = text_cue("sending_heading", re.I)  # a heading about what is sent where ("Items we can only send …")
 _ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
 # an amount that is a bound on the order ("free on orders over £60", "orders up to €150"), not what delivery costs
@@ -100,7 +118,9 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     listing = _code_lister(code, region[1]) if region is not None and region[0] == code else None
     # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada"); for
     # a town, a line listing other postcode areas than its own is about somewhere else
-    levels = {id(u): _town_level(town, u.text) for u in shipping_units} if town is not None else {}
+    # (a line naming no place of its own is about the place its heading names: "## Northern Ireland" over "€6.95, free
+    # over €60" for Belfast)
+    levels = {id(u): _town_level(town, u.text) or _town_level(town, u.context) for u in shipping_units} if town else {}
     if listing is not None:  # Tulsa's state by its code among its neighbours' ("South Central (TX, OK, AR, KS)")
         levels.update({id(u): 1 for u in shipping_units if levels.get(id(u)) == 0 and listing(u.text)})
     direct = [
@@ -109,11 +129,14 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if levels.get(id(u), 0) >= 0
         and (
             levels.get(id(u), 0) > 0
-            or code in country_codes_in(u.text)
+            or _names_country(u.text, code)
             or (place_name is not None and _names_place(u.text, place_name, listing))
             or code in country_codes_in(u.context)
         )
     ]
+    # the zones the destination's own lines are in ("EU Zone 2"): a line for the group naming another zone ("Free
+    # delivery … to EU Zone 1") is not the destination's
+    own_zones = frozenset().union(*(_zones(f"{u.context} {u.text}") for u in direct))
     grouped = [
         u
         for u in shipping_units
@@ -121,14 +144,25 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         and levels.get(id(u), 0) >= 0
         and any(code in members for members in group_members(u.text).values())
         and not _lists_other_members(u.text, code)
+        and not (own_zones and _zones(u.text) and not own_zones & _zones(u.text))
     ]
     # A product in view may have its own delivery rule ("knives can only be delivered to UK addresses"), which
     # outranks the general destination table.
     kinds = frozenset().union(*(_kind_stems(d) for d in targets))
+    if not targets:
+        # "do you ship saddles to France?" names a kind of product the catalogue sells, with none in view: its own
+        # delivery rule ("Saddles - UK and Republic of Ireland only") outranks the destination's rates
+        place_stems = content_stems(" ".join(country_name(c) for c in intent.countries))
+        kinds = (intent.stems & task.kind_words) - place_stems
 
     def rule_of_kind(u: _Unit) -> bool:
         # "RestWell … Dog Bed, sizes L and XL" under "These items cannot ship to Alaska …:"
-        return bool(kinds & content_stems(u.text)) and bool(_SHIP_WORDS.search(_with_lead(u)))
+        # (or under a heading limiting where things are sent: "Items we can only send within Ireland" over "Saddles -
+        # …"; not "UK delivery" over "Tea and teaware go by Royal Mail …", the rates for everything)
+        sent = bool(_SHIP_WORDS.search(u.context) or _SENDING.search(u.context))
+        limits = bool(_ONLY.search(u.context) or _NEGATION.search(u.context))
+        about = bool(_SHIP_WORDS.search(_with_lead(u))) or (sent and limits)
+        return bool(kinds & content_stems(u.text)) and about
 
     restricted = [
         u
@@ -137,6 +171,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         and u not in grouped
         and rule_of_kind(u)
         and (u.evidence.passage.kind != "product" or _names_a_place(u.text))
+        # with none in view, a rule saying where the kind goes ("… only", "cannot …"), not when it is dispatched
+        and (bool(targets) or _names_a_place(u.text) or bool(_ONLY.search(u.text) or _NEGATION.search(u.text)))
         and not _elsewhere(u.text)
         # "return unopened tea within 30 days of delivery" is a returns rule, not where the tea can go
         and u.evidence.passage.link_type != "refund_policy"
@@ -240,6 +276,22 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 and not _TABLE_ROW.match(u.text)
             ]
             chosen += rates + (extra[:1] if rates else [])
+        if _FREE.search(intent.lower) and not any(_FREE.search(u.text) for u in chosen):
+            # "whats the free shipping threshold to melbourne": the line saying when delivery is free ("… over $150
+            # to Zones 1, 2 and 3"), naming no other place than the destination
+            zones = frozenset().union(*(_zones(f"{u.context} {u.text}") for u in chosen))
+            free = [
+                u
+                for u in shipping_units
+                if u not in chosen
+                and _FREE.search(u.text)
+                and _MONEY.search(u.text)
+                and (not _names_a_place(u.text) or _names_country(u.text, code))
+                and not _names_only_others(u.text, code)
+                # "… to EU Zone 1" is no line for a destination in Zone 2
+                and not (zones and _zones(u.text) and not zones & _zones(u.text))
+            ]
+            chosen += [u for u in free[:1] if _fits(chosen, u)]
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
@@ -339,6 +391,22 @@ def _heading_zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> lis
         if u not in chosen and _MONEY.search(u.text) and field and 2 * len(field & heading) >= len(field):
             rows.append(u)
     return rows
+
+
+# "Outside the EU, the island of Ireland and Great Britain we don't ship at all": the places after "outside", up to
+# the clause's subject or its end, are where the rule does not hold
+_OUTSIDE_SPAN = re.compile(
+    r"\b(?:outside|beyond|except|excluding)(?: of)?\b[^.;:]*?(?=\b(?:we|you|our|orders?|parcels?|they|there)\b|[.;:]|$)",
+    re.IGNORECASE,
+)
+
+
+def _names_country(text: str, code: str) -> bool:
+    """`text` names the country `code` other than among the places a rule is said not to hold ("outside …")."""
+    if code not in country_codes_in(text):
+        return False
+    rest = _OUTSIDE_SPAN.sub(" ", text)
+    return rest == text or code in country_codes_in(rest)
 
 
 def _lists_other_members(text: str, code: str) -> bool:

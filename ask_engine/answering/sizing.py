@@ -30,6 +30,7 @@ from ask_engine.answering.measures import (
     _unit,
     measure,
     measures_in,
+    with_label_units,
 )
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
@@ -55,6 +56,7 @@ class _Entry:
 
 def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
     """Every range `text` states, in its kind's base unit: (low, high, base unit)."""
+    text = with_label_units(text)
     found = [(m.group(1), m.group(2), m.group(3)) for m in _RANGE.finditer(text)]
     found += [("0", m.group(1), m.group(2)) for m in _UP_TO.finditer(text)]
     found += [(m.group(1), "inf", m.group(2)) for m in _AND_UP.finditer(text)]
@@ -105,15 +107,20 @@ def _matching(
 
 def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int | None]]:
     """The lines of the evidence's page sections headed by the product's name (every word of its title, or of the
-    heading, in the other): a size guide page's table for this product."""
+    heading, in the other), or of a page whose title shares two words or more with the product's: a size guide page's
+    table for this product."""
     title = content_stems(doc.title)
     out: list[tuple[str, str, str, int | None]] = []
     for ev in task.evidence:
         passage = ev.passage
         if passage.kind != "page" or " — " not in passage.title:
             continue
-        heading = content_stems(passage.title.split(" — ", 1)[1])
-        if not heading or not title or not (title <= heading or (len(heading) >= 2 and heading <= title)):
+        page, section = passage.title.split(" — ", 1)
+        heading = content_stems(section)
+        named = bool(heading) and bool(title) and (title <= heading or (len(heading) >= 2 and heading <= title))
+        # ... or a section of a guide whose own title names the product's kind in two words or more ("Bee Suit Size
+        # Guide" for the "Ventilated Bee Suit"): only its rows starting with one of the product's sizes are read
+        if not named and len(content_stems(page) & title) < 2:
             continue
         lines = [line.strip() for line in passage.text.split("\n")[1:] if line.strip()]
         out += [(line, "", line, ev.number) for line in lines]
@@ -127,7 +134,7 @@ def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float,
     """The ranges of the cells of a table row whose heading the question names: for "a 60 cm chest", "Chest girth:
     56–72 cm" and not "Neck girth: 46–62 cm"; () when it names none, or `text` is no row of cells ("Sizes: S for dogs
     under 10 kg, M for 10–25 kg" is one sentence)."""
-    cells = _CELL.findall(text)
+    cells = _CELL.findall(with_label_units(text))
     if len(cells) < 2:
         return ()
     return tuple(r for label, value in cells if content_stems(label) & stems for r in _ranges(value))
@@ -196,6 +203,10 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     figures = measures_in(intent.text)
     beside = _beside_figures(intent.text)
     fitting = _tightest(entries, lambda e: _held_in(e.text, beside, figures, e.ranges))
+    if len(figures) > 1 and len(fitting) > 1:
+        # "chest 74cm waist 64cm": the entry holding both (Child M), not one holding only the waist (Child L)
+        held = {id(e): sum(_held_in(e.text, beside, [f], e.ranges) is not None for f in figures) for e in fitting}
+        fitting = [e for e in fitting if held[id(e)] == max(held.values())]
     # a size named with no figure to fit ("is it on sale? need a size 14") asks for that variant, not its chart entry,
     # unless the question asks for a kind of figure ("how long is the 14?") or names one of the entry's labels
     asks_entry = (

@@ -1,0 +1,60 @@
+"""An attribute the question names that the catalogue records for other products, not for the one in view.
+
+"Bed temp for the silk PLA?" where other filaments record "Bed temperature" and the silk PLA only "Nozzle
+temperature": the nozzle's figure is the nearest recorded fact, not the answer. The labels come from the shop's own
+metafields (`Task.fact_labels`), so the reading holds for any trade's attributes and none is written here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from ask_engine.answering.facts import _key_concepts
+from ask_engine.language import content_stems
+from ask_engine.types import Document, Fact
+
+# "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
+# longer one that starts with it ("under" is a word of its own, not "underwire" clipped)
+_CLIPPED = range(3, 5)
+
+
+@lru_cache(maxsize=1 << 14)  # a pure function of its text, asked of the catalogue's labels question after question
+def _stems(text: str) -> tuple[str, ...]:
+    """`text`'s content stems in the order its words come."""
+    return tuple(s for w in re.findall(r"[^\W_]+(?:'[^\W_]+)?", text.lower()) for s in content_stems(w))
+
+
+def _same(asked: str, written: str) -> bool:
+    return asked == written or (len(asked) in _CLIPPED and len(written) > len(asked) and written.startswith(asked))
+
+
+def names_label(text: str, label: str) -> bool:
+    """`text` says `label`'s words one after another ("bed temp" says "Bed temperature"; "what type of camera does
+    it fit" does not say "Fit type")."""
+    words, wanted = _stems(text), _stems(label)
+    if not wanted:
+        return False
+    return any(
+        all(_same(w, s) for w, s in zip(words[i : i + len(wanted)], wanted, strict=True))
+        for i in range(len(words) - len(wanted) + 1)
+    )
+
+
+def unrecorded_label(question: str, doc: Document, labels: Iterable[str]) -> str | None:
+    """The catalogue's attribute label the question names (two words or more) that `doc` records no fact under, the
+    longest when several; None when the question names none, or names one `doc` records ("is the mounting type over
+    the door?" of a product recording its mounting type)."""
+    own = {f.label.lower() for f in doc.facts}
+    if any(names_label(question, f.label) for f in doc.facts if len(_stems(f.label)) >= 2):
+        return None
+    named = [label for label in labels if label.lower() not in own and names_label(question, label)]
+    if not named:
+        return None
+    return max(named, key=lambda label: len(_stems(label)))
+
+
+def same_attribute(label: str, fact: Fact) -> bool:
+    """`fact` records what `label` names under another name ("Made in" and "Country of origin" both record where a
+    product comes from): the lexicon ties both to one attribute."""
+    return bool(_key_concepts(fact.key) & _key_concepts(re.sub(r"\W+", "_", label.lower()).strip("_")))
