@@ -19,6 +19,7 @@ __all__ = [
     "named_by_state_code",
     "region_named",
     "subdivisions",
+    "without_excluded",
 ]
 
 # Country names ISO's short names do not cover, and demonyms ("Canadian orders"): data, in lexicon/places.json.
@@ -117,7 +118,19 @@ def _place_named(words: str) -> str | None:
     return None
 
 
-_OUTSIDE = re.compile(r"(?:\b(?:outside|beyond|except|excluding)(?: of)?(?: the)?\s+|\bnon-?)$", re.IGNORECASE)
+# the words saying a rule holds everywhere but the places after them ("Outside the EU …", "except Norway")
+_EXCLUDING = r"\b(?:outside|beyond|except|excluding)(?: of)?"
+_OUTSIDE = re.compile(rf"(?:{_EXCLUDING}(?: the)?\s+|\bnon-?)$", re.IGNORECASE)
+# "Outside the EU, the island of Ireland and Great Britain we don't ship at all": the places after the words, up to the
+# clause's subject or its end
+_EXCLUDED_SPAN = re.compile(
+    rf"{_EXCLUDING}\b[^.;:]*?(?=\b(?:we|you|our|orders?|parcels?|they|there)\b|[.;:]|$)", re.IGNORECASE
+)
+
+
+def without_excluded(text: str) -> str:
+    """`text` without the places a rule is said not to hold for ("outside the EU, the island of Ireland …")."""
+    return _EXCLUDED_SPAN.sub(" ", text)
 
 
 @lru_cache(maxsize=1 << 15)  # a pure function of its text, asked of the same merchant passages request after request

@@ -5,7 +5,7 @@ product in view, else "not listed" with where the shop does ship.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -21,7 +21,7 @@ from ask_engine.answering.sentences import (
     _units,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.countries import named_by_state_code, region_named, subdivisions
+from ask_engine.countries import named_by_state_code, region_named, subdivisions, without_excluded
 from ask_engine.language import (
     content_stems,
     country_aliases,
@@ -67,6 +67,11 @@ def _zones(text: str) -> frozenset[str]:
         if span is not None and int(span.group(2)) - int(span.group(1)) < 20:
             out.update(str(n) for n in range(int(span.group(1)), int(span.group(2)) + 1))
     return frozenset(out)
+
+
+def _zones_of(units: Sequence[_Unit]) -> frozenset[str]:
+    """The zones `units` are in, by their lines and headings ("EU Zone 2" over "€18.00 per order")."""
+    return frozenset().union(*(_zones(f"{u.context} {u.text}") for u in units))
 
 
 _SENDING = text_cue("sending_heading", re.I)  # a heading about what is sent where ("Items we can only send …")
@@ -136,7 +141,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     ]
     # the zones the destination's own lines are in ("EU Zone 2"): a line for the group naming another zone ("Free
     # delivery … to EU Zone 1") is not the destination's
-    own_zones = frozenset().union(*(_zones(f"{u.context} {u.text}") for u in direct))
+    own_zones = _zones_of(direct)
     grouped = [
         u
         for u in shipping_units
@@ -279,7 +284,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if _FREE.search(intent.lower) and not any(_FREE.search(u.text) for u in chosen):
             # "whats the free shipping threshold to melbourne": the line saying when delivery is free ("… over $150
             # to Zones 1, 2 and 3"), naming no other place than the destination
-            zones = frozenset().union(*(_zones(f"{u.context} {u.text}") for u in chosen))
+            zones = _zones_of(chosen)
             free = [
                 u
                 for u in shipping_units
@@ -393,19 +398,11 @@ def _heading_zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> lis
     return rows
 
 
-# "Outside the EU, the island of Ireland and Great Britain we don't ship at all": the places after "outside", up to
-# the clause's subject or its end, are where the rule does not hold
-_OUTSIDE_SPAN = re.compile(
-    r"\b(?:outside|beyond|except|excluding)(?: of)?\b[^.;:]*?(?=\b(?:we|you|our|orders?|parcels?|they|there)\b|[.;:]|$)",
-    re.IGNORECASE,
-)
-
-
 def _names_country(text: str, code: str) -> bool:
     """`text` names the country `code` other than among the places a rule is said not to hold ("outside …")."""
     if code not in country_codes_in(text):
         return False
-    rest = _OUTSIDE_SPAN.sub(" ", text)
+    rest = without_excluded(text)
     return rest == text or code in country_codes_in(rest)
 
 
