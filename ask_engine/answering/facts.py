@@ -217,7 +217,7 @@ def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact
     if not candidates:
         return []
     texts = [fact_text(f) for f in candidates]
-    probe = _attribute_probe(work.intent, doc)
+    probe = _probe(work, doc)
     sims = work.similarity(texts, probe=probe)
     scored: list[tuple[float, Fact]] = []
     for fact, sim in zip(candidates, sims, strict=True):
@@ -242,6 +242,14 @@ def _safe_fact(fact: Fact) -> Fact:
     return replace(fact, value=" ".join(kept))
 
 
+def _probe(work: _Work, doc: Document) -> str:
+    """`_attribute_probe` of the work's question for `doc`, made once per question and product."""
+    key = (work.intent.text, doc.id)
+    if key not in work.probes:
+        work.probes[key] = _attribute_probe(work.intent, doc)
+    return work.probes[key]
+
+
 def _attribute_probe(intent: Intent, doc: Document) -> str:
     """The question with the product's name taken out, so similarity measures the attribute asked about. Only a run of
     the title's words names the product: "Is this one waterproof?" about the "Aldergrove 3L Waterproof Jacket" still
@@ -256,7 +264,7 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
 def _ranking_probe(work: _Work, doc: Document) -> str:
     """What the ranker reads as the question: the attribute probe, or for a follow-up that names nothing but a product
     ("what about the Aldergrove jacket?") the previous question, less the names of the products both are about."""
-    probe = _attribute_probe(work.intent, doc)
+    probe = _probe(work, doc)
     for other_id in work.task.resolution.doc_ids if work.intent.comparison else ():
         # "which is lighter, the Volt 65W or the Volt 140W?" asks each of them "which is lighter?"
         other_doc = work.task.documents.get(other_id)
@@ -322,7 +330,7 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
             work.notes.append(f"related: {p:.2f} {unit.text[:40]}")
             return [_safe_fact(unit.fact)] if p >= RELATED_BAR else []
     texts = [fact_text(f) for f in facts]
-    sims = work.similarity(texts, probe=_attribute_probe(work.intent, doc))
+    sims = work.similarity(texts, probe=_probe(work, doc))
     best = int(np.argmax(sims)) if len(sims) else 0
     if len(sims) and float(sims[best]) >= RELATED_SEMANTIC and _safe_fact(facts[best]).value:
         return [_safe_fact(facts[best])]

@@ -24,12 +24,12 @@ from ask_engine.answering.commerce import (
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
     _asked_fact,
-    _attribute_probe,
     _chosen_units,
     _fact_sentence,
     _is_boolean,
     _match_facts,
     _predicate,
+    _probe,
     _ranked_units,
     _ranker,
     _related_facts,
@@ -256,7 +256,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
-    missing = unrecorded_label(_attribute_probe(intent, doc), doc, work.task.fact_labels)
+    missing = unrecorded_label(_probe(work, doc), doc, work.task.fact_labels)
     siblings: list[Fact] = []
     if missing is not None:
         siblings = [f for f in facts if not names_label(fact_text(f), missing) and not same_attribute(missing, f)]

@@ -134,6 +134,9 @@ class _Work:
     asked: frozenset[str] = frozenset()  # the question's content stems, product names included
     listing: list[Document] = field(default_factory=list)
     plain_match: bool = False  # sentence selection found a sentence or FAQ question that plainly answers  # "which of your … are made by X?": the products it names
+    # the question without each product's name, by (question, document id): read by the ranker, the fact matcher and
+    # the attribute-label reading of one product question alike
+    probes: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray[Any, Any]:
         """Embeddings for `texts` (rows in order), computing the missing ones in one batch."""
