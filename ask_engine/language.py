@@ -215,7 +215,12 @@ def _shop_synonym_pattern(synonyms: ShopSynonyms) -> tuple[re.Pattern[str] | Non
 @lru_cache(maxsize=1 << 15)  # kept by text: the same evidence sentences are read request after request
 def content_stems(text: str) -> frozenset[str]:
     """Stems of the words that carry meaning (function words removed, numbers kept, synonyms folded)."""
-    return frozenset(stem(w) for w in _TOKEN_RE.findall(fold(normalize(text)).lower()) if w not in _STOPWORDS)
+    return frozenset(content_stem_sequence(text))
+
+
+def content_stem_sequence(text: str) -> tuple[str, ...]:
+    """`content_stems` in the order the words come ("bed temp" → ("bed", "temp")), repeats kept."""
+    return tuple(stem(w) for w in _TOKEN_RE.findall(fold(normalize(text)).lower()) if w not in _STOPWORDS)
 
 
 def offer_stems() -> frozenset[str]:

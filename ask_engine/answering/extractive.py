@@ -56,13 +56,13 @@ from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
-    _PRONOUN_RE,
     _clean_query,
     _question_parts,
     _targets,
     _title_stems,
     _with_history,
     _without_mentions,
+    refers_to_product,
 )
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
@@ -339,7 +339,7 @@ def _asks_of_product(intent: Intent) -> bool:
     a policy or the catalogue."""
     if intent.shipping or intent.policy or intent.catalogue or intent.countries:
         return False
-    return bool(_PRONOUN_RE.search(intent.lower)) or intent.elliptical or intent.product_specific
+    return refers_to_product(intent)
 
 
 def _asked_in_faq(work: _Work, targets: list[Document]) -> _Answer | None:

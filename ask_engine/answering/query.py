@@ -33,6 +33,12 @@ _GENERIC_QUERY_STEMS = word_stems("generic_query_words")
 _COMMON_TITLE_STEMS = content_stems("men's women's kids' unisex pack set box pair kit size ml g kg l")
 
 
+def refers_to_product(intent: Intent) -> bool:
+    """The question talks about a product without naming it: a pronoun ("is it …?"), an elliptical follow-up ("and in
+    blue?"), or a product's attribute, price, stock or options asked."""
+    return bool(_PRONOUN_RE.search(intent.lower)) or intent.elliptical or intent.product_specific
+
+
 def _targets(work: _Work) -> list[Document]:
     """Products the question is about: resolved ones (ids, mention, history), else ones it names by title."""
     task, intent = work.task, work.intent
@@ -43,8 +49,7 @@ def _targets(work: _Work) -> list[Document]:
         # A conversation's earlier product counts only while the question still talks about a product.
         if named:
             return named
-        refers = bool(_PRONOUN_RE.search(intent.lower)) or intent.elliptical or intent.product_specific
-        return resolved if refers else []
+        return resolved if refers_to_product(intent) else []
     if not resolved and len(named) > 1 and intent.catalogue and not intent.yes_no and not intent.comparison:
         work.listing = named  # "which of your products are made by Linkwell?": a list of those it names
         return []

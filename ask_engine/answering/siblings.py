@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ask_engine.answering.facts import _key_concepts
-from ask_engine.language import content_stems
+from ask_engine.language import content_stem_sequence
 from ask_engine.types import Document, Fact
 
 # "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
@@ -19,10 +19,8 @@ from ask_engine.types import Document, Fact
 _CLIPPED = range(3, 5)
 
 
-@lru_cache(maxsize=1 << 14)  # a pure function of its text, asked of the catalogue's labels question after question
-def _stems(text: str) -> tuple[str, ...]:
-    """`text`'s content stems in the order its words come."""
-    return tuple(s for w in re.findall(r"[^\W_]+(?:'[^\W_]+)?", text.lower()) for s in content_stems(w))
+# kept by text: the catalogue's labels are read question after question
+_stems = lru_cache(maxsize=1 << 14)(content_stem_sequence)
 
 
 def _same(asked: str, written: str) -> bool:
