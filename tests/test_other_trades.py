@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from ask_engine.answering.addressing import asked_figures
-from ask_engine.answering.commerce import _match_options
 from ask_engine.answering.measures import with_label_units
+from ask_engine.answering.options import _match_options
 from ask_engine.answering.shipping import _names_country, _zones
 from ask_engine.answering.siblings import names_label, same_attribute, unrecorded_label
 from ask_engine.answering.sizing import _ranges

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.commerce import _same_number
+from ask_engine.answering.options import _same_number
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, informal_synonyms, parse_query, stem, with_shop_synonyms
 from ask_engine.spelling import spelled

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.commerce import _match_options
+from ask_engine.answering.options import _match_options
 from ask_engine.answering.passages import _names_maker
 from ask_engine.answering.query import _strip_title
 from ask_engine.answering.work import _end

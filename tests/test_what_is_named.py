@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.commerce import _modified
+from ask_engine.answering.options import _modified
 from ask_engine.answering.query import _without_named_values
 from ask_engine.answering.shipping import _lists_other_members
 from ask_engine.engine import Engine

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from ask_engine.answering.addressing import asked_measures, ways_of
-from ask_engine.answering.commerce import _commerce, _match_options, _options, _price, _variants_with
+from ask_engine.answering.commerce import _commerce, _price
 from ask_engine.answering.facts import (
     _BOOLEAN_VALUES,
     _chosen_units,
@@ -20,6 +20,7 @@ from ask_engine.answering.facts import (
     _subject,
 )
 from ask_engine.answering.gaps import product_gaps, shop_gap
+from ask_engine.answering.options import _match_options, _options, _variants_with
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,

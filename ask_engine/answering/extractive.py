@@ -51,7 +51,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ask_engine.answering.catalogue import _catalogue, _not_offered
-from ask_engine.answering.commerce import _match_options, _options
+from ask_engine.answering.options import _match_options, _options
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import (
@@ -265,7 +265,7 @@ class ExtractiveGenerator:
         work = _Work(
             task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
         )
-        targets = _targets(work)
+        targets = _targets(work, carried)
         if not targets and carried and _asks_of_product(intent):
             targets = list(carried)
         if places and not targets and not intent.shipping and (intent.price or intent.asks_duration):

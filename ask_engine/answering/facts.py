@@ -25,7 +25,6 @@ from ask_engine.language import (
     content_stems,
     fact_key_matches,
     join_and,
-    mentions_concept,
     text_cue,
     word_list,
 )
@@ -53,6 +52,7 @@ _BOOLEAN_VALUES = {"yes": True, "true": True, "no": False, "false": False}
 _QUALIFIER_STEMS = content_stems("free safe proof resistant friendly compatible suitable certified approved based")
 _ADJECTIVE_END = text_cue("adjective_end", re.IGNORECASE)
 _PRIVATIVE = word_list("privative_words")
+_ACCOMPANYING = word_list("accompanying_participles")
 _LABEL_PREPOSITIONS = word_list("label_prepositions")
 # the endings of an adjective or participle that links a label's subject to its value ("compatible with", "made in")
 _LINKING_ENDINGS = tuple(sorted(word_list("linking_endings")))
@@ -280,63 +280,6 @@ def _ranking_probe(work: _Work, doc: Document) -> str:
     return text if content_stems(text) else probe
 
 
-def _asked_fact(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> Fact | None:
-    """The fact keyed by the attribute the question asks about, when it was too far from the question to answer it
-    and the ranker still sees it as related (RELATED_BAR): the nearest thing the shop records."""
-    probability = {unit.key: p for p, unit in ranked if unit.kind in ("fact", "identity")}
-    asked = [
-        f
-        for name in work.intent.concepts
-        for f in _facts(doc)
-        if name in _key_concepts(f.key) and probability.get(f.key, 0.0) >= RELATED_BAR and usable_value(f.value)
-    ]
-    if not asked:
-        return None
-    nearest = max(asked, key=lambda f: probability[f.key])
-    work.notes.append(f"related (asked): {probability[nearest.key]:.2f} {nearest.key}")
-    return _safe_fact(nearest)
-
-
-def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
-    """What is recorded that comes closest to an unrecorded attribute: a fact keyed by the asked attribute itself,
-    the lexicon's related keys, else the most similar fact."""
-    facts = [
-        f
-        for f in _facts(doc)
-        if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options") and usable_value(f.value)
-    ]
-    # the asked attribute itself, where a fact records it that was too far from the question to answer it ("how much
-    # can it hold?" and "Digital storage capacity: 128 gb"), when the ranker sees it as related at all
-    # (the brand and type count here: "who makes it?" asks for the brand)
-    own = _asked_fact(work, doc, ranked)
-    if own is not None:
-        return [own]
-    for name in work.intent.concepts:
-        for key in CONCEPTS_BY_NAME[name].related:
-            for fact in facts:
-                if fact_key_matches(fact.key, key) and _safe_fact(fact).value:
-                    return [_safe_fact(fact)]
-    for name in work.intent.concepts:
-        # a notice that speaks of the attribute ("Not for use on children under 2 years" for "is it OK for my
-        # toddler?") comes closest of all
-        for fact in facts:
-            if fact.source == "disclosure" and mentions_concept(fact.value, name) and _safe_fact(fact).value:
-                return [_safe_fact(fact)]
-    if not facts:
-        return []
-    for p, unit in ranked:
-        if unit.kind == "fact" and unit.fact is not None:
-            # the recorded fact the ranker puts nearest the question, if the ranker sees it as related at all
-            work.notes.append(f"related: {p:.2f} {unit.text[:40]}")
-            return [_safe_fact(unit.fact)] if p >= RELATED_BAR else []
-    texts = [fact_text(f) for f in facts]
-    sims = work.similarity(texts, probe=_probe(work, doc))
-    best = int(np.argmax(sims)) if len(sims) else 0
-    if len(sims) and float(sims[best]) >= RELATED_SEMANTIC and _safe_fact(facts[best]).value:
-        return [_safe_fact(facts[best])]
-    return []
-
-
 def _differing_key(docs: Sequence[Document]) -> str | None:
     """The first attribute every product records, with different values (in the first product's order)."""
     if len(docs) < 2:
@@ -355,9 +298,10 @@ def _is_boolean(fact: Fact) -> bool | None:
 
 
 def _label(fact: Fact) -> str:
-    """The label as it reads mid-sentence: lower case, acronyms kept ("SPF", "UPF")."""
+    """The label as it reads mid-sentence: lower case, acronyms and words with a capital after their first letter
+    kept ("SPF", "UPF", "pH", "eBike")."""
     words = fact.label.split()
-    return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
+    return " ".join(w if (w.isupper() and len(w) > 1) or any(c.isupper() for c in w[1:]) else w.lower() for w in words)
 
 
 def _adjective_label(label: str) -> bool:
@@ -366,10 +310,11 @@ def _adjective_label(label: str) -> bool:
 
 
 def _clause_label(label: str) -> tuple[str, str] | None:
-    """A label that is a thing and a participle ("batteries included", "assembly required") as (thing, participle);
-    None for a label that reads as an adjective ("machine washable", "waterproof") or a noun."""
+    """A label that is a thing and a participle of its coming with the product ("batteries included", "assembly
+    required") as (thing, participle); None for a label that reads as an adjective ("machine washable", "waterproof",
+    "dry treated": the product itself is treated) or a noun."""
     words = label.split()
-    if not 2 <= len(words) <= 4 or not re.fullmatch(r"[a-z]+ed", words[-1]) or words[-2].endswith("lly"):
+    if not 2 <= len(words) <= 4 or words[-1] not in _ACCOMPANYING or words[-2].endswith("lly"):
         return None  # "fully lined" describes the product
     return " ".join(words[:-1]), words[-1]
 

@@ -1,20 +1,111 @@
-"""The nearest things a product records to a question it does not answer outright: the description sentence shown
-(hedged) below the ranker's bar, and the line of a disclosure notice speaking of what is asked."""
+"""The nearest things a product records to a question it does not answer outright: the recorded fact closest to an
+unrecorded attribute, the description sentence shown (hedged) below the ranker's bar, and the line of a disclosure
+notice speaking of what is asked."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from ask_engine.answering.addressing import framing_stems, ways_of
-from ask_engine.answering.commerce import _options
-from ask_engine.answering.facts import RELATED_BAR, _safe_fact
+from ask_engine.answering.facts import (
+    _IDENTITY_KEYS,
+    RELATED_BAR,
+    RELATED_SEMANTIC,
+    _facts,
+    _key_concepts,
+    _probe,
+    _safe_fact,
+    fact_text,
+)
+from ask_engine.answering.options import _options
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _product_words, _title_stems
-from ask_engine.answering.units import Unit
+from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import _Work
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import CONCEPTS_BY_NAME, content_stems, mentions_concept, text_cue, word_stems
-from ask_engine.types import Document
+from ask_engine.language import (
+    CONCEPTS_BY_NAME,
+    content_stems,
+    fact_key_matches,
+    mentions_concept,
+    text_cue,
+    word_stems,
+)
+from ask_engine.types import Document, Fact
+
+
+def _asked_fact(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> Fact | None:
+    """The fact keyed by the attribute the question asks about, when it was too far from the question to answer it
+    and the ranker still sees it as related (RELATED_BAR): the nearest thing the shop records."""
+    probability = {unit.key: p for p, unit in ranked if unit.kind in ("fact", "identity")}
+    asked = [
+        f
+        for name in work.intent.concepts
+        for f in _facts(doc)
+        if name in _key_concepts(f.key) and probability.get(f.key, 0.0) >= RELATED_BAR and usable_value(f.value)
+    ]
+    if not asked:
+        return None
+    nearest = max(asked, key=lambda f: probability[f.key])
+    work.notes.append(f"related (asked): {probability[nearest.key]:.2f} {nearest.key}")
+    return _safe_fact(nearest)
+
+
+def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> list[Fact]:
+    """What is recorded that comes closest to an unrecorded attribute: a fact keyed by the asked attribute itself,
+    the lexicon's related keys, else the most similar fact."""
+    facts = [
+        f
+        for f in _facts(doc)
+        if f.key not in _IDENTITY_KEYS and not f.key.endswith("_options") and usable_value(f.value)
+    ]
+    # the asked attribute itself, where a fact records it that was too far from the question to answer it ("how much
+    # can it hold?" and "Digital storage capacity: 128 gb"), when the ranker sees it as related at all
+    # (the brand and type count here: "who makes it?" asks for the brand)
+    own = _asked_fact(work, doc, ranked)
+    if own is not None:
+        return [own]
+    for name in work.intent.concepts:
+        for key in CONCEPTS_BY_NAME[name].related:
+            for fact in facts:
+                if fact_key_matches(fact.key, key) and _safe_fact(fact).value:
+                    return [_safe_fact(fact)]
+    # the question's own words beyond the product's name and generic ones
+    asked = work.asked - _title_stems(doc) - _product_words(doc) - _GENERIC_QUERY_STEMS
+    for name in work.intent.concepts:
+        # a notice that speaks of the attribute ("Not for use on children under 2 years" for "is it OK for my
+        # toddler?") comes closest of all, unless the question names a thing the notice never mentions and the notice
+        # is about something else ("does it come with a dust cover?" and a recycling notice's "the disposal fee is
+        # included in the price"; "iron content?" and "Contains crystalline silica")
+        things = frozenset(w for w in asked if not mentions_concept(w, name))
+        for fact in facts:
+            if (
+                fact.source == "disclosure"
+                and mentions_concept(fact.value, name)
+                and _safe_fact(fact).value
+                and (
+                    not things
+                    or things & content_stems(fact.value)
+                    or float(work.similarity([fact_text(fact)], probe=_probe(work, doc))[0]) >= RELATED_SEMANTIC
+                )
+            ):
+                return [_safe_fact(fact)]
+    if not facts:
+        return []
+    for p, unit in ranked:
+        if unit.kind == "fact" and unit.fact is not None:
+            # the recorded fact the ranker puts nearest the question, if the ranker sees it as related at all
+            work.notes.append(f"related: {p:.2f} {unit.text[:40]}")
+            return [_safe_fact(unit.fact)] if p >= RELATED_BAR else []
+    texts = [fact_text(f) for f in facts]
+    sims = work.similarity(texts, probe=_probe(work, doc))
+    best = int(np.argmax(sims)) if len(sims) else 0
+    if len(sims) and float(sims[best]) >= RELATED_SEMANTIC and _safe_fact(facts[best]).value:
+        return [_safe_fact(facts[best])]
+    return []
+
 
 # The ranker's probability from which the best-ranked description sentence is shown, hedged, where nothing clears
 # its bar: set on four blind probe shops written from merchants' exports (bicycle parts, pet supplies, furniture,

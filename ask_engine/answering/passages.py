@@ -55,6 +55,7 @@ from ask_engine.language import (
     content_stems,
     folded_phrases,
     join_and,
+    lexicon_section,
     stem,
     text_cue,
 )
@@ -87,6 +88,10 @@ _BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)
 _SELF_REFERENCE = text_cue("self_reference", re.I)
 # "what micron is …", "which needle size …": the thing a wh- question asks for
 _WH_NOUN = re.compile(r"^\s*(?:what|which)\s+([a-z]{3,})\b")
+# "how long do I have to return it?": the time the buyer has to do something, and the verb of it
+_ASKER_DEADLINE = text_cue("asker_deadline", re.IGNORECASE)
+_ACTED_ON: list[str] = lexicon_section("text_cues")["acted_on"]  # the verb done ("to return it"), {verb} its stem
+_DURATION = text_cue("duration", re.IGNORECASE)
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
@@ -191,6 +196,23 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         for u in sorted(units, key=lambda u: -u.score)
         if not (_BARE_YES_NO.match(u.text) and u.context.endswith("?") and u.context_semantic < FAQ_QUESTION_MATCH)
     ]
+    deadline = _ASKER_DEADLINE.search(intent.lower)
+    if deadline is not None:
+        # "how long do I have to return it?" asks the time the buyer has to do it: the sentences stating a duration
+        # in which the verb is done ("You have 30 days … to return it", "How long do I have to return an item?" and
+        # its answer) answer, before any using the word as a noun ("Once your return arrives we'll process your
+        # refund within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return
+        # a leotard?")
+        verb = re.escape(deadline.group(1))
+        acted = re.compile("|".join(p.replace("{verb}", verb) for p in _ACTED_ON), re.IGNORECASE)
+        kinds = (intent.stems | in_view) & task.kind_words
+
+        def states_deadline(u: _Unit) -> bool:
+            headed = content_stems(u.context) & task.kind_words
+            done = acted.search(u.text) or (u.evidence.passage.kind == "faq" and acted.search(u.context))
+            return bool(_DURATION.search(u.text) and done) and (not headed or bool(headed & kinds))
+
+        ranked = [u for u in ranked if states_deadline(u)] or ranked
     if not ranked:
         return None
     best = ranked[0]

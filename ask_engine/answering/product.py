@@ -10,20 +10,9 @@ from dataclasses import replace
 
 from ask_engine.answering.addressing import Measure, asked_figures, asked_measures, measures, number_words
 from ask_engine.answering.catalogue import _compare
-from ask_engine.answering.commerce import (
-    _OPTION_WORD,
-    _asks_only_having,
-    _asks_sku,
-    _commerce,
-    _is_colour_option,
-    _match_options,
-    _named_option,
-    _named_variant,
-    _options,
-)
+from ask_engine.answering.commerce import _asks_only_having, _asks_sku, _commerce
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
-    _asked_fact,
     _chosen_units,
     _fact_sentence,
     _is_boolean,
@@ -32,14 +21,30 @@ from ask_engine.answering.facts import (
     _probe,
     _ranked_units,
     _ranker,
-    _related_facts,
     _single_item,
     _state_units,
     _subject,
     fact_text,
 )
 from ask_engine.answering.gaps import product_gaps
-from ask_engine.answering.nearest import _near_sentence, _notice_line, _says_asked_words, _speaks_to, _tied
+from ask_engine.answering.nearest import (
+    _asked_fact,
+    _near_sentence,
+    _notice_line,
+    _related_facts,
+    _says_asked_words,
+    _speaks_to,
+    _tied,
+)
+from ask_engine.answering.options import (
+    _OPTION_WORD,
+    _colour_asked,
+    _match_options,
+    _named_option,
+    _named_variant,
+    _options,
+    names_value_only,
+)
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _attribute_stems,
@@ -201,18 +206,6 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     return answer
 
 
-def _colour_asked(intent: Intent, doc: Document) -> bool:
-    """Whether a colour word the question names asks for a colour: said after "in" ("can I get it in olive?"), or of a
-    product sold in colours, or in an option value naming it ("Honey / Large")."""
-    if any(re.search(rf"\bin\s+(?:an?\s+|the\s+)?{re.escape(c)}\b", intent.lower) for c in intent.colours):
-        return True
-    options = _options(doc)
-    if any(_is_colour_option(name) for name, _ in options):
-        return True
-    values = " ".join(v for _, vs in options for v in vs).lower()
-    return any(re.search(rf"\b{re.escape(c)}\b", values) for c in intent.colours)
-
-
 def _asks_for_value(intent: Intent, doc: Document) -> bool:
     """A yes/no question asking only whether the product comes in an option value it names, or one it lacks."""
     chosen, missing = _match_options(intent, _options(doc))
@@ -252,7 +245,8 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
-    chosen = _naming_units(_chosen_units(ranked), work, doc)
+    # (an option the question names only a value of says which variant is meant: "how much does the 35cm pack weigh?")
+    chosen = [u for u in _naming_units(_chosen_units(ranked), work, doc) if not names_value_only(intent, doc, u)]
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
@@ -319,6 +313,10 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if missing is not None and siblings:
         labelled = [u for u in labelled if names_label(u.text, missing)]
     if not labelled and not figureless and "contents" in intent.concepts:
+        # (a thing it may come with, not an option value or a word of stock: "is blonde in stock and what comes in
+        # it?" asks what it comes with)
+        values = content_stems(" ".join(v for _, vs in _options(doc) for v in vs))
+        things = frozenset(w for w in asked - values if not parse_query(w).stock)
         # "what's in the care kit?": the description's lead-in with its list of items ("Everything you need to refresh
         # an oiled surface: 250 ml hardwax oil; 1 fine abrasive pad; …"), however the ranker reads its opening words
         # ("does it come with a mattress protector?" only where the list names it: "Choose your feel: Medium; Firm"
@@ -328,7 +326,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
             for _, u in ranked
             if u.kind == "description"
             and _LEAD_AND_ITEMS.search(u.text)
-            and (not intent.yes_no or asked & content_stems(u.text))
+            and (not intent.yes_no or not things or things & content_stems(u.text))
         ]
         # ... or the lines under a heading naming the contents ("What's inside", a table of its products)
         listed = sorted(

@@ -39,8 +39,9 @@ def refers_to_product(intent: Intent) -> bool:
     return bool(_PRONOUN_RE.search(intent.lower)) or intent.elliptical or intent.product_specific
 
 
-def _targets(work: _Work) -> list[Document]:
-    """Products the question is about: resolved ones (ids, mention, history), else ones it names by title."""
+def _targets(work: _Work, carried: Sequence[Document] = ()) -> list[Document]:
+    """Products the question is about: resolved ones (ids, mention, history), else ones it names by title.
+    `carried`: the products an earlier part of the question named by title."""
     task, intent = work.task, work.intent
     docs = task.documents
     resolved = [docs[d] for d in task.resolution.doc_ids if d in docs and docs[d].kind == "product"]
@@ -56,7 +57,9 @@ def _targets(work: _Work) -> list[Document]:
     if len(resolved) > 1 and set(task.resolution.doc_ids) == set(task.resolution.mentioned_doc_ids):
         # every product was found by its name in the question: keep those it names best
         best = [d for d in named if d in resolved]
-        resolved = best or resolved
+        # ... and a later part naming none of them asks about those the part before it named ("is the Spot Off ok on
+        # a coated car? what's the pH?" is not about the pH Neutral shampoo the whole question's words also name)
+        resolved = best or [d for d in carried if d in resolved] or resolved
     out = list(resolved)
     for doc in named:
         if doc not in out and (intent.comparison or not out):

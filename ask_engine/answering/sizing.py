@@ -17,7 +17,6 @@ from functools import lru_cache
 from typing import TypeVar
 
 from ask_engine.answering.addressing import asked_measures
-from ask_engine.answering.commerce import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
 from ask_engine.answering.facts import _fact_sentence
 from ask_engine.answering.measures import (
     _AND_UP,
@@ -32,6 +31,7 @@ from ask_engine.answering.measures import (
     measures_in,
     with_label_units,
 )
+from ask_engine.answering.options import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units

@@ -1,0 +1,306 @@
+"""A product's options and variants as a question names them: an option by its name ("what scents?"), its values by
+their words, a figure or a size word ("the 12-inch", "the biggest"), and the variants holding the values chosen."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ask_engine.answering.measures import FIGURE_ONLY, measure, measures_in, value_pattern
+from ask_engine.answering.query import _head
+from ask_engine.answering.units import Unit
+from ask_engine.language import (
+    Intent,
+    content_stems,
+    lexicon_section,
+    text_cue,
+    word_list,
+)
+from ask_engine.types import Document, Task, Variant
+
+
+def _options(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
+    if doc.options:
+        return [(name, tuple(values)) for name, values in doc.options]
+    found: dict[str, list[str]] = {}
+    for v in doc.variants:
+        for name, value in v.options:
+            found.setdefault(name, [])
+            if value not in found[name]:
+                found[name].append(value)
+    return [(k, tuple(v)) for k, v in found.items()]
+
+
+_ANY_OPTION = text_cue("any_option", re.IGNORECASE)
+_OPTION_WORD = text_cue("option_word", re.IGNORECASE)
+_COLOUR_OPTION = text_cue("colour_option", re.IGNORECASE)  # an option name that holds colours
+_SIZE_OPTION = text_cue("size_option", re.IGNORECASE)  # an option name that holds sizes
+_ASKS_COLOUR = text_cue("asks_colour")
+_ASKS_SIZE = text_cue("asks_size")
+
+
+def _named_option(intent: Intent, doc: Document) -> bool:
+    """True when the question names one of the product's options by its name ("scents", "finishes")."""
+    return any(_names_option(intent, name, values) for name, values in _options(doc) if len(values) > 1)
+
+
+def _names_option(intent: Intent, name: str, values: Sequence[str]) -> bool:
+    """The question says the option's name, and not only as a word of one of its values it names ("dimensions of
+    shape 1?" names the value "Shape 1", and asks nothing of the option Shape)."""
+    head = _head(name)
+    return head in intent.stems and not any(
+        head in (own := content_stems(value)) and own <= intent.stems for value in values
+    )
+
+
+def _is_colour_option(name: str) -> bool:
+    return bool(_COLOUR_OPTION.search(name))
+
+
+def _is_size_option(name: str) -> bool:
+    return bool(_SIZE_OPTION.search(name))
+
+
+def _singled_values(intent: Intent, values: Sequence[str]) -> list[str]:
+    """The values of one option that a content word of the question (of three letters or more, not a figure) singles
+    out: a word used by exactly one of the values ("velvet" in "Forest Green Velvet" among "Oatmeal Bouclé" and
+    "Slate Recycled Weave"). None when a word is shared by several values, or the values are single letters."""
+    words = {w for w in intent.stems if len(w) >= 3 and not w[0].isdigit()}
+    found: list[str] = []
+    for value in values:
+        own = content_stems(value)
+        others = frozenset().union(*(content_stems(v) for v in values if v != value))
+        if words & (own - others) and value not in found:
+            found.append(value)
+    return found
+
+
+_NUMBER_VALUE = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?![\w.])")
+
+
+def _same_number(value: str, said: str) -> bool:
+    """`said` is the number `value` is ("+2.5" and "+2.50", "2.5" and "+2.50"; not "-2.50")."""
+    if said[0] not in "+-" and value[0] == "+":
+        said = f"+{said}"
+    return (value[0] == "-") == (said[0] == "-") and float(value) == float(said)
+
+
+def _match_options(
+    intent: Intent, options: list[tuple[str, tuple[str, ...]]]
+) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
+    """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks."""
+    chosen: dict[str, list[str]] = {}
+    other: list[tuple[str, str]] = []  # values named with a word making them another value
+    text = intent.lower
+    asked_kinds = {unit for _, unit in measures_in(intent.text)}
+    for name, values in options:
+        named_sizes = _named_sizes(intent.text, values) if _is_size_option(name) else []  # "the large" is size L
+        whole: set[str] = set()  # values the question writes out in full
+        for value in values:
+            low = value.lower()
+            if len(low) <= 1:
+                hit = bool(re.search(rf"\bsize\s+{re.escape(low)}\b", text)) or bool(
+                    re.search(rf"(?<![\w'])({re.escape(value)})(?![\w'])", intent.text)
+                )
+            else:
+                # "11 speed" names "11-speed", and "t-shirt" "T Shirt": a hyphen and a space join words alike
+                joined = value_pattern(low)
+                found = re.search(rf"(?<![\w-]){joined}(?![\w-])", text) if joined else None
+                hit = found is not None and not _modified(text[: found.start()], low, values)
+                if hit:
+                    whole.add(value)
+                if found is not None and not hit:
+                    # "super king" of a mattress sold up to King: a value the product lacks
+                    other.append((name, f"{re.findall(r'[a-z]+', text[: found.start()])[-1]} {low}"))
+            if not hit and _NUMBER_VALUE.fullmatch(low):
+                # "+2.5" names "+2.50": a value that is a number is named by the same number however written
+                hit = any(_same_number(low, n) for n in _NUMBER_IN_TEXT.findall(text))
+            if not hit and asked_kinds:
+                # "the 16 inch ones" names '16"': the same measure however its unit is written
+                own = measure(value) if FIGURE_ONLY.fullmatch(low.strip()) else None
+                hit = own is not None and own in measures_in(intent.text)
+            if not hit and _is_colour_option(name):
+                hit = any(c in low.split() for c in intent.colours)
+            if not hit and _is_size_option(name):
+                tokens = re.findall(r"[a-z0-9.]+", low)
+                hit = any(n in tokens for n in intent.numbers) and len(values) > 1
+                # "a 250 ml cup" gives a volume: it names no "250 g" bag
+                own = measure(value)
+                hit = hit and not (own is not None and asked_kinds and own[1] not in asked_kinds)
+                hit = hit or value in named_sizes
+            if hit:
+                chosen.setdefault(name, []).append(value)
+        if len(chosen.get(name, ())) > 1:
+            # "a 17.5 medium wide" names "Medium Wide", not also the "Medium" and "Wide" its words hold; "a gold 7"
+            # names "Gold", not "Rose Gold", which holds its colour word
+            if whole & set(chosen[name]):
+                chosen[name] = [v for v in chosen[name] if v in whole or not _is_colour_option(name)]
+            longer = [v.lower() for v in chosen[name] if v in whole]
+            chosen[name] = [
+                v
+                for v in chosen[name]
+                if not any(w != v.lower() and re.search(rf"\b{re.escape(v.lower())}\b", w) for w in longer)
+            ]
+        if len(chosen.get(name, ())) > 1 and intent.numbers:
+            # "in 28 x 1.75? need the 47-622 one": the value using the most of the question's figures, not every
+            # value sharing one of them ("28 x 1.40 (37-622)")
+            used = {v: sum(n in re.split(r"[^a-z0-9]+", v.lower()) for n in intent.numbers) for v in chosen[name]}
+            most = max(used.values())
+            if most > 1:
+                chosen[name] = [v for v in chosen[name] if used[v] == most]
+        if name not in chosen and len(values) > 1:
+            # "the green velvet one" for "Forest Green Velvet", "the boucle" for "Oatmeal Bouclé": a word of the
+            # question that only one of the option's values uses names that value
+            singled = _singled_values(intent, values)
+            if singled:
+                chosen[name] = singled
+        if _is_size_option(name) and name not in chosen:
+            # "the 1kg bag" for "1 kg", "500ml" for "0.5 L"; else "the smaller bottle", "the big bag"
+            same = _same_measure(intent, values)
+            extreme = same or _extreme_size(intent, values)
+            if extreme is not None:
+                chosen[name] = [extreme]
+    missing: list[tuple[str, str]] = []
+    colour_options = [name for name, _ in options if _is_colour_option(name)]
+    if colour_options and not any(n in chosen for n in colour_options):
+        for colour in intent.colours:
+            missing.append((colour_options[0], colour))
+    size_options = [name for name, _ in options if _is_size_option(name)]
+    if size_options and not any(n in chosen for n in size_options):
+        # "in a 1kg bag?" of a coffee sold in 250g only: a measure of the kind the sizes are written in, none of them
+        for name, values in options:
+            kinds = {m[1] for v in values if (m := measure(v)) is not None}
+            if name in size_options and kinds and (asked := [a for a in measures_in(intent.text) if a[1] in kinds]):
+                missing.append((name, f"{asked[0][0]:g} {asked[0][1]}"))
+        for number in intent.numbers:
+            # "in size 9", "in UK 7", "in a 1kg bag"
+            if re.search(rf"\b(?:size|in|in an?|uk|eu|us)\s+{re.escape(number)}(?![\d.,])", text):
+                missing.append((size_options[0], number))
+    missing += [(name, value) for name, value in other if name not in chosen]
+    return chosen, missing[:1]
+
+
+_SMALLEST = word_list("smallest_size_words")
+_LARGEST = word_list("largest_size_words")
+
+
+def _same_measure(intent: Intent, values: tuple[str, ...]) -> str | None:
+    """The one size whose measure the question gives, however it is written ("1kg", "1000 g" for "1 kg")."""
+    asked = measures_in(intent.text)
+    if not asked:
+        return None
+    hits = [
+        v
+        for v in values
+        if (m := measure(v)) is not None and any(a[1] == m[1] and math.isclose(a[0], m[0], rel_tol=1e-6) for a in asked)
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _extreme_size(intent: Intent, values: tuple[str, ...]) -> str | None:
+    """The smallest or the largest of sizes written as measures ("50 mL / 1.7 fl oz", "1 kg") when the question
+    asks for it by a word ("the smaller bottle", "the big bag"); None when it uses neither kind of word, or both."""
+    words = set(re.findall(r"[a-z]+", intent.lower))
+    small, large = bool(words & _SMALLEST), bool(words & _LARGEST)
+    if small == large or len(values) < 2:
+        return None
+    measures = [measure(v) for v in values]
+    kinds = {m[1] for m in measures if m is not None}
+    if None in measures or len(kinds) != 1:
+        return None  # letter sizes ("S", "L") are found by their size words; mixed kinds cannot be ordered
+    sizes = [m[0] for m in measures if m is not None]
+    pick = min if small else max
+    best = pick(sizes)
+    if sizes.count(best) > 1:
+        return None
+    return values[sizes.index(best)]
+
+
+@lru_cache(maxsize=1)
+def _size_words() -> dict[str, tuple[str, ...]]:
+    return {k.casefold(): tuple(v) for k, v in lexicon_section("size_words").items()}
+
+
+def _named_sizes(question: str, values: tuple[str, ...]) -> list[str]:
+    """The size values the question names: as written ("XL", "size m", "Medium") or by their size words ("large")."""
+    text = f" {question} "
+    found: list[str] = []
+    words = _size_words()
+    spellings = [(w, v) for v in values for w in (v, *words.get(v.casefold(), ()))]
+    for spelling, value in sorted(spellings, key=lambda s: -len(s[0])):
+        flags = re.IGNORECASE if len(spelling) > 2 or spelling != value else 0
+        pattern = re.compile(rf"(?<![\w'-]){re.escape(spelling)}(?![\w'-])", flags)
+        if len(spelling) <= 2 and spelling == value and not pattern.search(text):
+            pattern = re.compile(rf"\bsize\s+{re.escape(spelling)}\b", re.IGNORECASE)
+        found_at = pattern.search(text)
+        if found_at and _modified(text[: found_at.start()].lower(), spelling.lower(), values):
+            continue  # "super king" is no King
+        if found_at:
+            text = pattern.sub(" ", text)  # "extra large" is XL, not L as well
+            if value not in found:
+                found.append(value)
+    return found
+
+
+def _named_options(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The options a "what colours/sizes does it come in?" question names (none when it names none of them)."""
+    asked = []
+    for name, values in options:
+        # an option is named by what it is ("weight" of "Dog Weight"), not by a word qualifying it ("dog")
+        if (
+            _names_option(intent, name, values)
+            or (_is_colour_option(name) and _ASKS_COLOUR.search(intent.lower))
+            or (_is_size_option(name) and _ASKS_SIZE.search(intent.lower))
+        ):
+            asked.append((name, values))
+    return asked
+
+
+_SIZE_MODIFIERS = frozenset(word_list("size_modifiers"))
+
+
+def _modified(before: str, value: str, values: Sequence[str]) -> bool:
+    """`value` is named after a word making it another value the product lacks ("super king" for "King")."""
+    words = re.findall(r"[a-z]+", before)
+    return bool(words) and words[-1] in _SIZE_MODIFIERS and f"{words[-1]} {value}" not in {v.lower() for v in values}
+
+
+def _variants_with(doc: Document, chosen: dict[str, list[str]]) -> list[Variant]:
+    out = []
+    for v in doc.variants:
+        values = dict(v.options)
+        if all(values.get(name) in wanted for name, wanted in chosen.items()):
+            out.append(v)
+    return out
+
+
+def _named_variant(task: Task, doc: Document) -> Variant | None:
+    for v in doc.variants:
+        if v.gid in task.resolution.variant_gids:
+            return v
+    return None
+
+
+def _colour_asked(intent: Intent, doc: Document) -> bool:
+    """Whether a colour word the question names asks for a colour: said after "in" ("can I get it in olive?"), or of a
+    product sold in colours, or in an option value naming it ("Honey / Large")."""
+    if any(re.search(rf"\bin\s+(?:an?\s+|the\s+)?{re.escape(c)}\b", intent.lower) for c in intent.colours):
+        return True
+    options = _options(doc)
+    if any(_is_colour_option(name) for name, _ in options):
+        return True
+    values = " ".join(v for _, vs in options for v in vs).lower()
+    return any(re.search(rf"\b{re.escape(c)}\b", values) for c in intent.colours)
+
+
+def names_value_only(intent: Intent, doc: Document, unit: Unit) -> bool:
+    """`unit` is an option whose value the question names, and not the option itself: the value says which variant
+    is meant ("how much does the 35cm pack weigh?", "the dimensions of shape 1?"), the option answers nothing."""
+    if unit.kind != "option":
+        return False
+    values = dict(_options(doc)).get(unit.label, ())
+    named = any((own := content_stems(value)) and own <= intent.stems for value in values)
+    return named and not _names_option(intent, unit.label, values)
