@@ -168,11 +168,26 @@ title: Delivery
 Orders to the UK mainland are £4.95, free over £60, and arrive in 2-3 working days.
 """
 
+ABOUT = """---
+title: About us
+---
+# About us
+
+We make and sell lamps from our workshop by the harbour.
+
+## Visit the showroom {#showroom}
+
+Harbour Lamp Co.
+12 Quay Street
+Falmouth TR11 3HH
+"""
+
 SHOP = {
     "shop.toml": f'[shop]\nname = "{OWN}"\nurl = "https://harbourlamp.example"\ncurrency = "GBP"\ncountry = "GB"\n',
     "products.json": json.dumps({"products": PRODUCTS}),
     "policies/refunds.md": REFUNDS,
     "policies/shipping.md": SHIPPING,
+    "pages/about.md": ABOUT,
 }
 
 
@@ -236,6 +251,9 @@ CASES = [
     ("got a gold 2?", "number-night-light", ["Gold / 2 is sold out"], ["Rose Gold", "comes in"]),
     # ... and a yes/no part about a value asks nothing of what it comes with
     ("is brass in stock and what comes in it", "cove-outdoor-wall-light", ["Brass is sold out", "2 screws"], []),
+    # "where are you guys located?" is answered by the street address a page states
+    ("where are you guys located", "", ["12 Quay Street"], ["couldn't find"]),
+    ("what's your address?", "", ["12 Quay Street", "Falmouth TR11 3HH"], ["couldn't find"]),
     # a sold-out value said to be sold out is not also said to be what it comes in
     ("do you have it in brass?", "cove-outdoor-wall-light", ["Brass is sold out"], ["comes in"]),
 ]

@@ -92,6 +92,8 @@ _WH_NOUN = re.compile(r"^\s*(?:what|which)\s+([a-z]{3,})\b")
 _ASKER_DEADLINE = text_cue("asker_deadline", re.IGNORECASE)
 _ACTED_ON: list[str] = lexicon_section("text_cues")["acted_on"]  # the verb done ("to return it"), {verb} its stem
 _DURATION = text_cue("duration", re.IGNORECASE)
+_ASKS_ADDRESS = text_cue("asks_address", re.IGNORECASE)  # "where are you guys located?"
+_ADDRESS = text_cue("street_address")  # "1840 Commerce Pkwy", "Oudegracht 112", "Unit 7, Heron Cross Works"
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
@@ -215,6 +217,15 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         ranked = [u for u in ranked if states_deadline(u)] or ranked
     if not ranked:
         return None
+    if not targets and _ASKS_ADDRESS.search(intent.lower):
+        # "where are you guys located?" asks where the shop is: the best-ranked line of a page, policy or FAQ stating a
+        # street address answers, with the lines after it in its section, however far its words are from the
+        # question's ("1840 Commerce Pkwy, Suite B")
+        placed = next((u for u in ranked if u.evidence.passage.kind != "product" and _ADDRESS.search(u.text)), None)
+        if placed is not None:
+            where = (placed.evidence.passage.id, placed.context)
+            lines = sorted((u for u in units if (u.evidence.passage.id, u.context) == where), key=lambda u: u.key)
+            return _quoted([u for u in lines if u.key >= placed.key][:3], targets)
     best = ranked[0]
     work.notes.append(
         f"best sentence score {best.score:.3f} (similarity {best.semantic:.3f}, "
