@@ -50,9 +50,12 @@ def _names_option(intent: Intent, name: str, values: Sequence[str]) -> bool:
     """The question says the option's name, and not only as a word of one of its values it names ("dimensions of
     shape 1?" names the value "Shape 1", and asks nothing of the option Shape)."""
     head = _head(name)
-    return head in intent.stems and not any(
-        head in (own := content_stems(value)) and own <= intent.stems for value in values
-    )
+    return head in intent.stems and not any(head in content_stems(v) for v in _said_values(intent, values))
+
+
+def _said_values(intent: Intent, values: Sequence[str]) -> list[str]:
+    """The values the question says every word of ("Shape 1", "35cm")."""
+    return [v for v in values if (own := content_stems(v)) and own <= intent.stems]
 
 
 def _is_colour_option(name: str) -> bool:
@@ -302,5 +305,4 @@ def names_value_only(intent: Intent, doc: Document, unit: Unit) -> bool:
     if unit.kind != "option":
         return False
     values = dict(_options(doc)).get(unit.label, ())
-    named = any((own := content_stems(value)) and own <= intent.stems for value in values)
-    return named and not _names_option(intent, unit.label, values)
+    return bool(_said_values(intent, values)) and not _names_option(intent, unit.label, values)
