@@ -20,7 +20,7 @@ from ask_engine.answering.facts import (
     _safe_fact,
     fact_text,
 )
-from ask_engine.answering.options import _options
+from ask_engine.answering.options import value_stems
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _product_words, _title_stems
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import _Work
@@ -34,6 +34,11 @@ from ask_engine.language import (
     word_stems,
 )
 from ask_engine.types import Document, Fact
+
+
+def _own_words(work: _Work, doc: Document) -> frozenset[str]:
+    """The question's words beyond the product's name, type and tags and the generic ones."""
+    return work.asked - _title_stems(doc) - _product_words(doc) - _GENERIC_QUERY_STEMS
 
 
 def _asked_fact(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> Fact | None:
@@ -72,8 +77,7 @@ def _related_facts(work: _Work, doc: Document, ranked: Sequence[tuple[float, Uni
             for fact in facts:
                 if fact_key_matches(fact.key, key) and _safe_fact(fact).value:
                     return [_safe_fact(fact)]
-    # the question's own words beyond the product's name and generic ones
-    asked = work.asked - _title_stems(doc) - _product_words(doc) - _GENERIC_QUERY_STEMS
+    asked = _own_words(work, doc)
     for name in work.intent.concepts:
         # a notice that speaks of the attribute ("Not for use on children under 2 years" for "is it OK for my
         # toddler?") comes closest of all, unless the question names a thing the notice never mentions and the notice
@@ -134,8 +138,7 @@ def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float
     title, handle, type, tags and option values), a generic query word or a word framing a figure."""
     if probability < NEAR_STATED_BAR:
         return False
-    values = " ".join(v for _, vs in _options(doc) for v in vs)
-    naming = _product_words(doc) | _title_stems(doc) | content_stems(values) | _GENERIC_QUERY_STEMS
+    naming = _product_words(doc) | _title_stems(doc) | value_stems(doc) | _GENERIC_QUERY_STEMS
     # "this mic" names the product in view when its own text calls it so ("one of the quietest mics")
     own = content_stems(doc.body)
     naming |= frozenset(w for w in content_stems(" ".join(_DEMONSTRATED.findall(work.intent.lower))) if w in own)
@@ -185,7 +188,7 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     using it if it swells, …"."""
     # what names the product ("bulbs" of "Type: Fall Bulbs") and a light verb ("use" of "Do not use if pregnant" and
     # "how often should I use it?") tie a notice to nothing the question asks
-    asked = work.asked - _title_stems(doc) - _product_words(doc) - _GENERIC_QUERY_STEMS - _LIGHT_VERB_STEMS
+    asked = _own_words(work, doc) - _LIGHT_VERB_STEMS
     lines: list[tuple[int, str]] = []
     for fact in doc.facts:
         if fact.source != "disclosure":

@@ -41,6 +41,11 @@ _ASKS_COLOUR = text_cue("asks_colour")
 _ASKS_SIZE = text_cue("asks_size")
 
 
+def value_stems(doc: Document) -> frozenset[str]:
+    """The stems of every value of the product's options ("Blonde", "35cm")."""
+    return content_stems(" ".join(v for _, vs in _options(doc) for v in vs))
+
+
 def _named_option(intent: Intent, doc: Document) -> bool:
     """True when the question names one of the product's options by its name ("scents", "finishes")."""
     return any(_names_option(intent, name, values) for name, values in _options(doc) if len(values) > 1)

@@ -44,6 +44,7 @@ from ask_engine.answering.options import (
     _named_variant,
     _options,
     names_value_only,
+    value_stems,
 )
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
@@ -315,8 +316,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if not labelled and not figureless and "contents" in intent.concepts:
         # (a thing it may come with, not an option value or a word of stock: "is blonde in stock and what comes in
         # it?" asks what it comes with)
-        values = content_stems(" ".join(v for _, vs in _options(doc) for v in vs))
-        things = frozenset(w for w in asked - values if not parse_query(w).stock)
+        things = frozenset(w for w in asked - value_stems(doc) if not parse_query(w).stock)
         # "what's in the care kit?": the description's lead-in with its list of items ("Everything you need to refresh
         # an oiled surface: 250 ml hardwax oil; 1 fine abrasive pad; …"), however the ranker reads its opening words
         # ("does it come with a mattress protector?" only where the list names it: "Choose your feel: Medium; Firm"
