@@ -35,7 +35,7 @@ from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
 from ask_engine.retrieve import Mode, Retriever, policy_intents, with_listed_products, with_rate_passages
-from ask_engine.spelling import spelled
+from ask_engine.spelling import compounds, spelled
 from ask_engine.types import (
     Document,
     Draft,
@@ -105,6 +105,15 @@ def _country_name(code: str) -> str | None:
 
     name = country_name(code)
     return None if name == code.upper() else re.sub(r"^the\s+", "", name)
+
+
+def _in_shop_words(query: str, index: ShopIndex) -> str:
+    """The question as the shop writes: a slipped word read as the shop's ("caffiene": caffeine), the shop's own word
+    beside each synonym a shopper used ("jumpers (sweater)": shop.toml [synonyms]), beside an informal word the shop
+    never uses ("veggie (vegetarian)": the lexicon's informal words) and beside a compound written otherwise
+    ("giftwrap (gift wrap)")."""
+    query = spelled(query, uses := index.lexical.uses)
+    return with_shop_synonyms(query, index.shop.synonyms + informal_synonyms(query, uses) + compounds(query, uses))
 
 
 class Engine:
@@ -259,11 +268,7 @@ class Engine:
         head: list[Message] = []  # the engine's messages, in the order they arise; disclosures come last
         with timer.stage("conversation"):
             thread = self._conversation(req, asker, head)
-        # a slipped word read as the shop's ("caffiene": caffeine), the shop's own word beside each synonym a shopper
-        # used ("jumpers (sweater)": shop.toml [synonyms]) and beside an informal word the shop never uses ("veggie
-        # (vegetarian)": the lexicon's informal words)
-        query = spelled(req.query, uses := state.index.lexical.uses)
-        query = with_shop_synonyms(query, state.index.shop.synonyms + informal_synonyms(query, uses))
+        query = _in_shop_words(req.query, state.index)
         with timer.stage("resolve"):
             resolution = resolve(req.ids or (), state.index, query=query, history=thread.history)
         head += compose.not_found_messages(resolution.unresolved)

@@ -43,6 +43,7 @@ __all__ = [
     "normalize",
     "offer_stems",
     "parse_query",
+    "price_denied",
     "spelling_variants",
     "stem",
     "text_cue",
@@ -433,6 +434,12 @@ _SIZE_TOKEN_RE = _cue_re("size_token")
 _PHRASES = tuple((re.compile(pattern), replacement) for pattern, replacement in _LEXICON["phrases"])
 # "how much does it cost to resole...?" asks the price of a service the shop offers, not of a product
 _SERVICE_PRICE_RE = _cue_re("service_price")
+
+
+def price_denied(lower: str) -> bool:
+    """A question read in lower case (`Intent.lower`) that asks a figure other than a price in price's words ("how much
+    does it weigh?", "how much hazelnut is in it?")."""
+    return bool(_PRICE_NOT_RE.search(lower))
 
 
 def folded_phrases(text: str) -> str:

@@ -95,6 +95,13 @@ def _capitalised(text: str) -> set[str]:
 class _Title:
     doc_id: str
     tokens: frozenset[str]
+    # the words of each option value beyond the title's (figures and units aside): "500 g tin" → {"tin"}
+    values: tuple[frozenset[str], ...] = ()
+
+
+def _value_words(value: str, title: frozenset[str]) -> frozenset[str]:
+    words = frozenset(w for w in _tokens(value) if len(w) >= 3 and not any(c.isdigit() for c in w))
+    return frozenset() if words <= title else words
 
 
 class TitleMatcher:
@@ -109,7 +116,11 @@ class TitleMatcher:
 
     def __init__(self, index: ShopIndex) -> None:
         self._titles = [
-            _Title(doc.id, frozenset(_tokens(doc.title)))
+            _Title(
+                doc.id,
+                tokens := frozenset(_tokens(doc.title)),
+                tuple(w for _, values in doc.options for v in values if (w := _value_words(v, tokens))),
+            )
             for doc in index.documents.values()
             if doc.kind == "product" and doc.title.strip()
         ]
@@ -163,7 +174,10 @@ class TitleMatcher:
             whole = matched == title.tokens
             named = len(matched) >= 2 and any(self.distinctive(t) for t in matched)
             if whole or named or bool(matched & names):
-                found.append((title.doc_id, matched, len(matched) / len(title.tokens)))
+                # an option value it says beside the title's words names the product further ("the 500g tin of hot
+                # chocolate" is the drinking chocolate sold in a "500 g tin", not the hot chocolate bombes)
+                valued = frozenset().union(*(v for v in title.values if v <= words))
+                found.append((title.doc_id, matched | valued, len(matched) / len(title.tokens)))
         # The query names the product whose title it covers best: "Marsh Rain Boot" is not also a mention of
         # "Marsh Rain Boot Liner", and words that only match a subset of another match do not count.
         best_cover: dict[frozenset[str], float] = {}

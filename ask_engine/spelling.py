@@ -12,6 +12,10 @@ so the question loses its most specific word. A word is read as another only whe
 A word spelled the other side of the Atlantic ("polarized", "aluminum", "color") is read as the shop's spelling
 when the shop uses that one and not the asker's, English word or not: the two read the same once stemmed, but the
 embedding model compares words as written.
+
+A thing the shop writes as one word may be typed as two, and the other way round: "life jacket" for the shop's
+"lifejacket", "giftwrap" for its "gift wrap". `compounds` gives the shop's form beside the asker's, in the shape of
+the shop's own synonyms ("giftwrap (gift wrap)"), so neither reading is lost.
 """
 
 from __future__ import annotations
@@ -21,13 +25,17 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from ask_engine.language import american_spelling, spelling_variants
+from ask_engine.language import ShopSynonyms, american_spelling, spelling_variants
 
-__all__ = ["spelled"]
+__all__ = ["compounds", "spelled"]
 
 # a word of four or more letters, lower case or capitalised; a word in a code or a hyphenated name is left alone
 _WORD = re.compile(r"(?<![\w'’.-])[A-Za-z][a-z]{3,}(?![\w'’-])")
 _SENTENCE_END = re.compile(r"(?:^|[.?!:;]\s*|\n\s*)$")
+# a word long enough to be two of four letters or more (not a prefix: "neocolor" is no "neo color"), and two words of
+# three letters or more side by side
+_JOINED = re.compile(r"(?<![\w'’.-])[A-Za-z][a-z]{7,}(?![\w'’-])")
+_PAIR = re.compile(r"(?<![\w'’.-])(?=([A-Za-z][a-z]{2,})\s+([A-Za-z][a-z]{2,})(?![\w'’-]))")
 
 
 @lru_cache(maxsize=1)
@@ -76,3 +84,31 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
         return best.capitalize() if word[0].isupper() else best
 
     return _WORD.sub(fix, text)
+
+
+def compounds(text: str, uses: Callable[[str], int]) -> ShopSynonyms:
+    """The shop's form of each compound `text` writes otherwise, as (shop's form, (asker's form,)) pairs for
+    `with_shop_synonyms`: a word neither the shop nor English uses whose two halves (four letters or more each) the
+    shop uses, split where the rarer half is commonest ("giftwrap": "gift wrap"); two words side by side that the
+    shop writes as one, and apart no more often ("life jacket": "lifejacket"). `uses` as for `spelled`."""
+    pairs: list[tuple[str, tuple[str, ...]]] = []
+    for match in _JOINED.finditer(text):
+        word = match.group(0).lower()
+        if uses(word) or word in _english():
+            continue
+        splits = [
+            (min(left, right), word[:i], word[i:])
+            for i in range(4, len(word) - 3)
+            if (left := uses(word[:i])) > 0 and (right := uses(word[i:])) > 0
+        ]
+        if splits:
+            _, first, second = max(splits)
+            pairs.append((f"{first} {second}", (word,)))
+    for match in _PAIR.finditer(text):
+        first, second = match.group(1).lower(), match.group(2).lower()
+        joined = uses(first + second)
+        # (the shop writes them apart no more often than joined: "Fort William" is a town, though its shop's email
+        # address is fortwilliam@…)
+        if joined > 0 and min(uses(first), uses(second)) >= 0 and min(uses(first), uses(second)) <= joined:
+            pairs.append((first + second, (f"{first} {second}",)))
+    return tuple(pairs)

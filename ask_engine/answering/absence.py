@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -16,7 +17,7 @@ from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_n
 from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
 from ask_engine.answering.sentences import _heading_words
 from ask_engine.answering.work import _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, text_cue, word_list
+from ask_engine.language import Intent, content_stems, country_codes_in, folded_phrases, text_cue, word_list
 from ask_engine.types import Task
 
 # A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
@@ -41,9 +42,17 @@ def _names_other_product(text: str, own_words: set[str]) -> bool:
 
 
 def _said_by(u: _Unit) -> frozenset[str]:
-    """The words a unit says, with its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under
-    "Our Stores — Fort William" speaks of a store)."""
-    return content_stems(u.text) | _heading_words(u)
+    """The words a unit says, as written and in the words a question's everyday phrasings fold to ("we can't take back"
+    says "return"), with its list's lead-in's ("Bikini bottoms with the liner removed" under "we can't take back:"),
+    its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under "Our Stores — Fort William" speaks
+    of a store)."""
+    lead = _folded_stems(u.lead.text) if u.lead is not None else frozenset()
+    return content_stems(u.text) | _folded_stems(u.text) | lead | _heading_words(u)
+
+
+@lru_cache(maxsize=1 << 14)  # kept by text: the same evidence sentences are read request after request
+def _folded_stems(text: str) -> frozenset[str]:
+    return content_stems(text) | content_stems(folded_phrases(text))
 
 
 def _page_names(unit: _Unit) -> frozenset[str]:

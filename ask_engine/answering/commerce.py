@@ -13,6 +13,7 @@ from ask_engine.answering.options import (
     _is_colour_option,
     _is_size_option,
     _match_options,
+    _named_option,
     _named_options,
     _named_variant,
     _options,
@@ -359,3 +360,23 @@ def _dedupe_sentences(sentences: list[Sentence]) -> list[Sentence]:
             seen.add(s.text)
             out.append(s)
     return out
+
+
+def _asks_for_value(intent: Intent, doc: Document) -> bool:
+    """A yes/no question asking only whether the product comes in an option value it names, or one it lacks."""
+    chosen, missing = _match_options(intent, _options(doc))
+    return bool(missing) or (bool(chosen) and _asks_only_having(intent, doc, chosen))
+
+
+_COMES_IN = text_cue("comes_in", re.IGNORECASE)
+
+
+def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
+    """A yes/no "does it come in …?" naming no option, no option value, colour, size or figure, but words of its
+    own beyond the product's name and the lexicon's `having_words` ("a gift tube")."""
+    if not _COMES_IN.search(intent.lower):
+        return False  # "does it come with the stick?" asks what is included, answered as before
+    if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
+        return False
+    chosen, missing = _match_options(intent, _options(doc))
+    return not chosen and not missing and not _asks_only_having(intent, doc, {})

@@ -476,6 +476,15 @@ def _price_phrase(value: str) -> str:
     return value if value.lower().startswith(("from ", "between ", "at ", "up to ")) else f"at {value}"
 
 
+def _missing_predicate(label: str, doc: Document, md: bool = False) -> str:
+    """What the product does not record, named by a label other products record: "the bed temperature of the X", or
+    for a label led by a verb, "whether the X has auto focus" (not "the has auto focus of the X")."""
+    first, _, rest = label.partition(" ")
+    if first.lower() in _LABEL_VERBS and rest:
+        return f"whether {_subject(doc, md)} {first.lower()} {rest.lower()}"
+    return f"the {label.lower()} of {_subject(doc, md)}"
+
+
 def _subject(doc: Document, md: bool = False) -> str:
     return f"the **{doc.title}**" if md else f"the {doc.title}"
 

@@ -34,6 +34,7 @@ from ask_engine.answering.rules import (
     _kind_section,
 )
 from ask_engine.answering.sentences import (
+    _OWN_LABEL,
     FAQ_QUESTION_MATCH,
     PRODUCT_RULE_BONUS,
     _bare_item,
@@ -298,7 +299,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # and the best sentence is not close in meaning: it is about something else
         work.notes.append(f"no evidence uses {', '.join(unsaid)}")
         return None
-    key = _key_word(units, intent, ignore=in_view)
+    # (a word of the shop's own name is its trade, no topic of one question: "swim" in "discount for a school swim team
+    # order?" at a shop named for swimwear)
+    key = _key_word(units, intent, ignore=in_view | content_stems(task.shop_name))
     town = key is not None and any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
     headed = _heading_names(names, units)
     if (
@@ -394,10 +397,25 @@ def _entry_from_start(units: list[_Unit], top: _Unit, targets: Sequence[Document
 
 
 def _quoted(units: Sequence[_Unit], targets: Sequence[Document]) -> _Answer:
-    """An answer quoting `units` in order, about the products in view (the question is about them)."""
+    """An answer quoting `units` in order, about the products in view (the question is about them). A list item
+    whose lead-in is not quoted comes after it, which says what the list is ("we can't take back: Bikini bottoms
+    with the hygiene liner removed"), unless the item is led by a label of its own ("Parking: …")."""
     answer = _Answer()
+    led: set[int] = set()
     for u in units:
-        _quote(answer, u)
+        lead = u.lead
+        if (
+            lead is not None
+            and lead not in units
+            and not any(v.text in (lead.text, lead.opener) for v in units)  # its opener is quoted: it says what it is
+            and id(lead) not in led
+            and u.evidence.passage.kind != "product"
+            and not _OWN_LABEL.match(u.text)  # "Parking: …" says what it is
+        ):
+            led.add(id(lead))
+            _quote(answer, u, lead=f"{lead.lead_in()} ")
+        else:
+            _quote(answer, u)
     for doc in targets:
         answer.use(doc.id)
     return answer

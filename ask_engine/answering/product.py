@@ -10,13 +10,14 @@ from dataclasses import replace
 
 from ask_engine.answering.addressing import Measure, asked_figures, asked_measures, measures, number_words
 from ask_engine.answering.catalogue import _compare
-from ask_engine.answering.commerce import _asks_only_having, _asks_sku, _commerce
+from ask_engine.answering.commerce import _asks_for_other_thing, _asks_for_value, _asks_sku, _commerce
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
     _chosen_units,
     _fact_sentence,
     _is_boolean,
     _match_facts,
+    _missing_predicate,
     _predicate,
     _probe,
     _ranked_units,
@@ -37,12 +38,9 @@ from ask_engine.answering.nearest import (
     _tied,
 )
 from ask_engine.answering.options import (
-    _OPTION_WORD,
     _colour_asked,
-    _match_options,
     _named_option,
     _named_variant,
-    _options,
     names_value_only,
     value_stems,
 )
@@ -65,7 +63,6 @@ from ask_engine.language import (
     CONCEPTS,
     CONCEPTS_BY_NAME,
     OFFER_QUESTION_RE,
-    Intent,
     asks_options,
     content_stems,
     fact_key_matches,
@@ -164,7 +161,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     # (a product on backorder may say in its text when it ships: the reading runs as for any other question)
     backorder = any(v.status == "backorder" for v in doc.variants)
     restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps) and not backorder
-    unrecorded = sold.not_recorded and not restock_only
+    # (an option it lacks is unrecorded beside the stock a variant named by id has: "filter size?" with a SKU asks the
+    # filter's size, which a fact may record, not sizes the lens comes in)
+    unrecorded = (sold.not_recorded or bool(sold.gaps)) and not restock_only
     attribute_ran = not sold.settled and (bool(intent.concepts) or not commerce or unrecorded or not sold.sentences)
     recorded_elsewhere = False
     if attribute_ran:
@@ -187,7 +186,15 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             # the sizes the variants lack, in the description's line shown as what the shop records ("5, 6, 8, 10 and
             # 12mm"): "has not recorded any sizes" before it would contradict it; the hedge stands for both
             answer.sentences = [s for s in answer.sentences if not (s in sold.sentences and s.kind == "meta")]
-        if found or intent.concepts or not commerce or not sold.sentences:
+        # (a "not recorded" naming nothing missing only casts doubt on the price, stock or options stated: "swim vest
+        # for my 5yo, … in stock?" is answered by its sizes and stock)
+        vague = (
+            recorded.not_recorded
+            and recorded.unnamed
+            and not any(x.kind == "claim" for x in recorded.sentences)
+            and any(x.kind == "claim" for x in sold.sentences)
+        )
+        if (found or intent.concepts or not commerce or not sold.sentences) and not vague:
             answer.extend(recorded)
     if not answer.sentences:
         return None
@@ -207,24 +214,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     return answer
 
 
-def _asks_for_value(intent: Intent, doc: Document) -> bool:
-    """A yes/no question asking only whether the product comes in an option value it names, or one it lacks."""
-    chosen, missing = _match_options(intent, _options(doc))
-    return bool(missing) or (bool(chosen) and _asks_only_having(intent, doc, chosen))
-
-
-_COMES_IN = text_cue("comes_in", re.IGNORECASE)
-
-
-def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
-    """A yes/no "does it come in …?" naming no option, no option value, colour, size or figure, but words of its
-    own beyond the product's name and the lexicon's `having_words` ("a gift tube")."""
-    if not _COMES_IN.search(intent.lower):
-        return False  # "does it come with the stick?" asks what is included, answered as before
-    if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
-        return False
-    chosen, missing = _match_options(intent, _options(doc))
-    return not chosen and not missing and not _asks_only_having(intent, doc, {})
+_AGE_LIMIT = text_cue("age_limit", re.IGNORECASE)  # "under 3 years", "16+", "aged 8"
 
 
 def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
@@ -347,7 +337,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True
-    predicate = _predicate(intent, doc) if not siblings else f"the {(missing or '').lower()} of {_subject(doc)}"
+    predicate = _predicate(intent, doc) if not siblings else _missing_predicate(missing or "", doc)
     answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)
     own = None if predicate or figureless else _asked_fact(work, doc, ranked)
@@ -382,6 +372,13 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         return answer
     if own is None and noticed:
         own = related[0]  # a notice speaking of it ("Meets BS 7177" for "fire retardant?") is not "not recorded"
+        if "age" in intent.concepts and mentions_concept(own.value, "age") and _AGE_LIMIT.search(own.value):
+            # "ok for a 2 yr old?" and "Safety: Not suitable for children under 3 years": the notice's age limit
+            # is the answer, with nothing hedged before it
+            answer.not_recorded = answer.unnamed = False
+            answer.gaps = []
+            _fact_sentence(answer, work, doc, own, lead=True)
+            return answer
     if own is not None:
         # the asked attribute is recorded, only not as asked ("can my 4-month-old puppy eat it?" and "Age range:
         # Puppies 8 weeks to 12 months"): "has not recorded that" before it would read as a contradiction
@@ -398,7 +395,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
                 predicate=(
                     _predicate(intent, doc, md=True)
                     if not siblings
-                    else f"the {(missing or '').lower()} of {_subject(doc, md=True)}"
+                    else _missing_predicate(missing or "", doc, md=True)
                 )
                 or "",
             ),

@@ -5,6 +5,7 @@ follow-ups read with the previous question, and the products the question is abo
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -17,6 +18,7 @@ from ask_engine.language import (
     content_stems,
     normalize,
     parse_query,
+    price_denied,
     stem,
     text_cue,
     word_list,
@@ -127,7 +129,8 @@ def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
         for _, values in doc.options:
             for value in values:
                 unvalued = _strip_title(unvalued, value)
-    priced = bare.price or (unvalued != text and parse_query(unvalued).price)
+    # ("how much hazelnut is in the gianduja?" is no price question once "hazelnut" goes with the name)
+    priced = (bare.price or (unvalued != text and parse_query(unvalued).price)) and not price_denied(intent.lower)
     # "what's in the care kit?" asks for the kit's contents, though "care kit" is its name
     kept = tuple(c for c in intent.concepts if c == "contents" and c not in bare.concepts)
     if set(bare.countries) < set(intent.countries):
@@ -277,7 +280,15 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     limit = max(2, len(products) // 3)
     attribute_words = _concept_stems(intent)
     asked = content_stems(OWNED_AGE_RE.sub(" ", intent.text)) if OWNED_AGE_RE.search(intent.text) else intent.stems
-    candidates: list[tuple[int, float, frozenset[str], Document]] = []
+    candidates: list[tuple[int, float, frozenset[str], bool, Document]] = []
+    # an option value the question says beside a word of the name counts as one more word of it ("the 16 piece
+    # truffle box" is the truffle selection's "16 pieces", not the favour box holding 2 truffles; "white choc
+    # couverture" the callets' "White 33%"; "the 500g tin of hot choc" the hot chocolate's "500 g tin"), unless
+    # another product so named has it too ("the 10kg sack of flour", where two flours come in one)
+    values = {
+        d.id: _named_value_words(asked, d, titles[d.id]) if titles[d.id] & asked else frozenset() for d in products
+    }
+    shared = {w for w, n in Counter(w for words in values.values() for w in words).items() if n > 1}
     for doc in products:
         stems = titles[doc.id]
         if not stems:
@@ -293,11 +304,15 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
             continue  # "Ben Nevis" is a mountain, not the Nevis trousers
         if intent.catalogue and share < 0.5 and not (distinctive & content_stems(" ".join(_names_in(intent.text)))):
             continue  # "what repair services do you offer?" asks for a kind of thing, not the Flat Tire Repair
-        if (distinctive and (share >= 0.3 or (len(distinctive) >= 1 and any(len(s) >= 4 for s in distinctive)))) or (
-            share >= 0.75 and len(matched) >= 2
+        valued = values[doc.id] - shared
+        if (
+            (distinctive and (share >= 0.3 or (len(distinctive) >= 1 and any(len(s) >= 4 for s in distinctive))))
+            or (share >= 0.75 and len(matched) >= 2)
+            or valued
         ):
             words = sum(1 for m in matched if not m.isdigit())
-            candidates.append((len(distinctive) + words, share, frozenset(matched), doc))
+            score = len(distinctive) + words + len(valued) + bool(valued)
+            candidates.append((score, share, frozenset(matched | valued), bool(valued), doc))
     # A product whose matched words are a strict subset of another's is the less specific reading; of the rest,
     # the one named by more of its own words first ("the 11-32T Linkwell cassette" is the cassette, not the
     # Linkwell 11-speed chain)
@@ -307,10 +322,23 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     whole = [c for c in kept if c[1] >= 1.0 and len(c[2]) >= 2]
     if whole and not intent.comparison:
         kept = whole
-    kept.sort(key=lambda c: (-c[0], -c[1]))
+    kept.sort(key=lambda c: (-c[0], -c[3], -c[1]))
     if kept and not intent.comparison:
         kept = [c for c in kept if c[0] == kept[0][0]]  # a product named by fewer of its words is not named
     return [doc for *_, doc in kept[:4]]
+
+
+def _named_value_words(asked: frozenset[str], doc: Document, title: frozenset[str]) -> frozenset[str]:
+    """The words of `doc`'s option values the question says every word of (figures and units aside), beyond its
+    title's: "16 pieces" in "the 16 piece truffle box", "White 33%" in "white choc couverture", "500 g tin" in "the
+    500g tin"."""
+    found: set[str] = set()
+    for _, values in doc.options:
+        for value in values:
+            words = frozenset(w for w in content_stems(value) if not w.isdigit() and len(w) >= 3)
+            if words and words <= asked and not words <= title:
+                found |= words - title
+    return frozenset(found)
 
 
 def _part_of_other_name(text: str, title: str) -> bool:
