@@ -158,11 +158,19 @@ def is_town(word: str) -> bool:
 
 def towns_in(text: str, country: str) -> frozenset[str]:
     """The towns of `country` a line names, written with capitals ("South-East Queensland (Brisbane, Ipswich)"
-    → brisbane, ipswich), folded to lower case; a region's own name is not read as a town."""
+    → brisbane, ipswich), folded to lower case; a region's own name is not read as a town, nor the end of a longer
+    name ("East London" is no London)."""
     towns: dict[str, list[list[Any]]] = _data()["towns"]
     words = list(_WORD.finditer(text))
     found: set[str] = set()
     for i in range(len(words)):
+        previous = words[i - 1] if i else None
+        if (
+            previous is not None
+            and previous.group()[:1].isupper()
+            and not text[previous.end() : words[i].start()].strip()
+        ):
+            continue  # "East London" names no London
         for name, last in _spans(text, words, i, capitals=True):
             key = fold_name(name)
             if last in _JOINING or key in _region_keys(country):

@@ -7,8 +7,11 @@ resoling the boots cost?" for the boots' price; "how many days do I have to get 
 "bought a lens last week" insisted on "last" and "week"; a school "swim team" at a swim shop insisted on "swim"; "we
 can't take back:" said nothing of returns to the list under it; "how long would a parcel take to get to Belfast" was
 no question of delivery; "the 16 piece truffle box" was the favour box holding 2 truffles; "filter size?" about a
-variant named by SKU listed no sizes. A small British paddlesports shop of another trade, indexed with the real
-embedding model and asked through `Engine.ask`."""
+variant named by SKU listed no sizes. Delivery questions about more than the rate got the rate: "can I send the
+whiskey truffles to Lyon?" (the truffles "can only be sent to" three countries), "will I get hit with import fees?"
+(the customs line), "who pays the postage if I send a jacket back?", "whats the cut off time for same day dispatch"
+("3-6 working days after dispatch"), and "London" was read in "East London". A small British paddlesports shop of
+another trade, indexed with the real embedding model and asked through `Engine.ask`."""
 
 from __future__ import annotations
 
@@ -20,10 +23,12 @@ import pytest
 
 from ask_engine.answering.absence import _said_by
 from ask_engine.answering.passages import _quoted
+from ask_engine.answering.shipping import _names_town
 from ask_engine.answering.work import _Unit
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, folded_phrases, parse_query, price_denied
 from ask_engine.spelling import compounds
+from ask_engine.towns import towns_in
 from ask_engine.types import Evidence, Passage
 from tests.shop_helpers import assert_says, inline_engine, one_option_product, single_variant_product
 
@@ -137,6 +142,15 @@ PRODUCTS: list[dict[str, Any]] = [
         "Carbon",
     ),
     single_variant_product(
+        9,
+        "Gas Canister 230g",
+        "gas-canister-230g",
+        "<p>A butane-propane canister for camping stoves.</p>",
+        "Stove Fuel",
+        "6.50",
+        vendor=OWN,
+    ),
+    single_variant_product(
         7,
         "Skerry Sea Kayak",
         "skerry-sea-kayak",
@@ -152,6 +166,15 @@ type: refund_policy
 title: Returns
 ---
 # Returns
+
+## The short version {#short}
+
+- Refunds: within 30 days of your parcel arriving
+- Exchanges: within 60 days
+
+## Return postage {#return-postage}
+
+From the UK we send a free returns label. From anywhere else, you pay the return postage.
 
 ## Change of mind {#change-of-mind}
 
@@ -184,8 +207,24 @@ title: Delivery
 | --- | --- | --- |
 | Great Britain (England, Scotland, Wales) | £4.95 | 1-2 working days |
 | Northern Ireland | £9.95 | 3-4 working days |
+| Republic of Ireland | £12.95 | 3-5 working days |
 
 Kayaks go by pallet courier: £60 to anywhere in Great Britain.
+
+## Dispatch {#dispatch}
+
+Anything ordered before 14:00 on a working day is packed that afternoon; later orders go out the next working day.
+
+International: 5-8 working days after dispatch.
+
+## Customs {#customs}
+
+- **Republic of Ireland:** for orders under €150 we collect Irish VAT at checkout, so there's nothing to pay on the
+  doorstep.
+
+## Restricted items {#restricted}
+
+Gas canisters can only be sent to addresses in Great Britain.
 """
 
 WORKSHOP = """---
@@ -237,6 +276,13 @@ def test_a_compound_is_read_in_the_shops_form() -> None:
     assert compounds("hours of the fort william store", uses) == ()
 
 
+def test_a_town_is_not_the_end_of_a_longer_name() -> None:
+    assert "london" not in towns_in("Main centres: Cape Town, Durban, East London", "GB")
+    assert "london" in towns_in("Same-day courier: London, Croydon", "GB")
+    assert not _names_town("London", "Areas: Durban, East London, Cape Town")
+    assert _names_town("London", "Deliveries to London: £5")
+
+
 def test_questions_said_otherwise_read_as_meant() -> None:
     assert "nutrition" not in parse_query("gloss carbon or blitz?").concepts
     assert "nutrition" in parse_query("how many carbs in it?").concepts
@@ -251,6 +297,8 @@ def test_questions_said_otherwise_read_as_meant() -> None:
     assert "guy" not in content_stems("do you guys develop film")
     assert "week" not in content_stems(folded_phrases("bought a lens last week, can I return it"))
     assert "return" in folded_phrases("we can't take back:")
+    assert "return" in folded_phrases("who pays the postage if I send a paddle back?")
+    assert parse_query("whats the cut off time for same day dispatch").asks_time
 
 
 def _policy_lines(*texts: str) -> list[_Unit]:
@@ -310,6 +358,13 @@ CASES = [
     ("how much is the 20 litre bag?", "", ["£24.00"], ["£29.00"]),
     # "filter size?" about a variant named by SKU: the fact naming it, not the sizes the product lacks
     ("hose size?", "BP-DEFAULTTITLE", ["25 mm"], ["any sizes"]),
+    # a delivery question about more than the rate: the kind's own limit, the destination's customs line, return
+    # postage, the dispatch cut-off, the time the buyer has to get a refund
+    ("can I send gas canisters to my friend in Dublin?", "", ["only be sent to addresses in Great Britain"], []),
+    ("ordering to Dublin, will I get hit with import fees?", "", ["Irish VAT at checkout"], ["£12.95"]),
+    ("I'm in Dublin - who pays the postage if I send a paddle back?", "", ["you pay the return postage"], ["£12.95"]),
+    ("whats the cut off time for same day dispatch", "", ["14:00"], []),
+    ("how many days do i have to get my money back", "", ["30 days"], ["5-10 working days"]),
 ]
 
 

@@ -40,6 +40,7 @@ from ask_engine.answering.sentences import (
     _bare_item,
     _fits,
     _heading_names,
+    _heading_words,
     _looks_like_item,
     _near_duplicate,
     _quote,
@@ -543,8 +544,9 @@ def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
     items = [u for u in chosen if id(u) not in leads]
     if not all(u.lead is not None or _bare_item(u) or _looks_like_item(u.text) or _ROW.match(u.text) for u in items):
         return chosen  # sentences of prose support each other; only list lines stand alone
-    # the words of the section's heading and lead-in are every line's ("hours" under "Opening hours")
-    words = {id(u): (content_stems(u.text) & asked) - content_stems(u.context) for u in items}
+    # the words of the section's heading and lead-in, and of its page's title, are every line's ("hours" under "Opening
+    # hours", "store" on "Our Stores")
+    words = {id(u): (content_stems(u.text) & asked) - _heading_words(u) for u in items}
     return [u for u in chosen if id(u) in leads or not any(words[id(u)] < words[id(v)] for v in items if v is not u)]
 
 

@@ -187,6 +187,8 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
             bonus += 0.12 if _DURATION.search(u.text) and _MODAL.search(u.text) else 0.06
         if intent.asks_time and _CLOCK.search(u.text):
             bonus += 0.08
+        elif intent.asks_time and not intent.asks_duration and _DURATION.search(u.text):
+            bonus -= 0.08  # "what's the cut-off time?" is not answered by "3-6 working days after dispatch"
         for m in asked:
             if m.name == "place":  # "where is …?" is answered by a place, and not by a sentence that names none
                 bonus += 0.08 if m.states.search(u.text) or m.states.search(u.context) else -0.08

@@ -74,6 +74,7 @@ def _zones_of(units: Sequence[_Unit]) -> frozenset[str]:
     return frozenset().union(*(_zones(f"{u.context} {u.text}") for u in units))
 
 
+_CUSTOMS = text_cue("customs_words", re.I)  # "import fees", "duties", "VAT"
 _SENDING = text_cue("sending_heading", re.I)  # a heading about what is sent where ("Items we can only send …")
 _ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
@@ -166,7 +167,10 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         # …"; not "UK delivery" over "Tea and teaware go by Royal Mail …", the rates for everything)
         sent = bool(_SHIP_WORDS.search(u.context) or _SENDING.search(u.context))
         limits = bool(_ONLY.search(u.context) or _NEGATION.search(u.context))
-        about = bool(_SHIP_WORDS.search(_with_lead(u))) or (sent and limits)
+        # (or a sentence limiting where the kind is sent: "Whiskey truffles can only be sent to addresses in Ireland")
+        said = _with_lead(u)
+        limited = bool(_SENDING.search(said) and (_ONLY.search(said) or _NEGATION.search(said)))
+        about = bool(_SHIP_WORDS.search(said)) or (sent and limits) or limited
         return bool(kinds & content_stems(u.text)) and about
 
     restricted = [
@@ -193,7 +197,10 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             if u.doc in targets and _SHIP_WORDS.search(u.text) and (_ONLY.search(u.text) or _NEGATION.search(u.text))
         ]
         _score(work, pool)
-        asks_cost = intent.price or bool(COST_RE.search(intent.lower))  # "is it free?"
+        # "will I get hit with import fees?" asks about customs, answered by the destination's customs line ("Great
+        # Britain: … we collect UK VAT at checkout"), not by its rate, whatever fee is asked about
+        customs = bool(_CUSTOMS.search(intent.lower))
+        asks_cost = (intent.price or bool(COST_RE.search(intent.lower))) and not customs  # "is it free?"
         place = place_name or _place_phrase(intent.text, code)
         for u in pool:
             u.score += 0.15 if u in direct else 0.0
@@ -215,7 +222,10 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 # the product's own rule under a lead-in naming the state ("… cannot ship to Alaska, Hawaii …:")
                 named = _names_place(_with_lead(u) if u in own else u.text, place_name, listing)
                 standing[id(u)] += 1 if named else 0
-        pool.sort(key=lambda u: (-standing[id(u)], -u.score))  # the town's own zone first
+        # the town's own zone first (a customs question: the destination's customs line first)
+        pool.sort(
+            key=lambda u: (not (customs and _CUSTOMS.search(f"{u.context} {u.text}")), -standing[id(u)], -u.score)
+        )
         chosen = [pool[0]]
         for u in pool[1:]:
             if place and _names_place(pool[0].text, place, listing) and not _names_place(u.text, place, listing):
@@ -432,7 +442,7 @@ def _town_level(town: Town, text: str) -> int:
     postcodes", "Regional NSW"), 0 none of them; -1 for a line about somewhere else: one listing only other postcode
     areas, or naming only other regions of the country and not the country as a whole ("Zone 4: South Australia and
     the rest of Queensland" for Geelong)."""
-    if re.search(rf"(?<![\w-]){re.escape(town.name.lower())}(?![\w-])", text.lower()):
+    if _names_town(town.name, text):
         return 3
     if near_named_city(town, text) is not None:
         return 2  # "Zone 1: Sydney metro, …" for Parramatta: the area of a city near the town
@@ -447,6 +457,15 @@ def _town_level(town: Town, text: str) -> int:
     if named and town.region and town.country not in country_codes_in(rest):
         return -1
     return 0
+
+
+def _names_town(name: str, text: str) -> bool:
+    """`text` writes the town's name, not as the end of a longer name ("East London" is not London)."""
+    for match in re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text.lower()):
+        before = re.search(r"([A-Za-z][\w'’-]*)\s+$", text[: match.start()])
+        if before is None or not before.group(1)[0].isupper():
+            return True
+    return False
 
 
 def _town_phrase(town: Town, levels: list[int], texts: list[str]) -> str:
