@@ -113,3 +113,13 @@ def one_option_product(
             for n, (value, price) in enumerate(prices.items())
         ],
     }
+
+
+def with_metafields(product: dict[str, Any], *, notices: dict[str, str] | None = None, **specs: str) -> dict[str, Any]:
+    """`product` with `specs` as single-line metafields and `notices` as disclosure metafields."""
+    fields = [{"namespace": "specs", "key": k, "type": "single_line_text_field", "value": v} for k, v in specs.items()]
+    fields += [
+        {"namespace": "disclosures", "key": k, "type": "multi_line_text_field", "value": v}
+        for k, v in (notices or {}).items()
+    ]
+    return {**product, "metafields": product.get("metafields", []) + fields}

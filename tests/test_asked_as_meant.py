@@ -22,20 +22,16 @@ from ask_engine.answering.options import _match_options
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, parse_query
 from ask_engine.types import Fact
-from tests.shop_helpers import assert_says, inline_engine, one_option_product, single_variant_product
+from tests.shop_helpers import (
+    assert_says,
+    inline_engine,
+    one_option_product,
+    single_variant_product,
+    with_metafields,
+)
 
 URL = "https://harbourlamp.example/products/"
 OWN = "Harbour Lamp Co."
-
-
-def _with(product: dict[str, Any], *, notices: dict[str, str] | None = None, **specs: str) -> dict[str, Any]:
-    """`product` with `specs` as single-line metafields and `notices` as disclosure metafields."""
-    fields = [{"namespace": "specs", "key": k, "type": "single_line_text_field", "value": v} for k, v in specs.items()]
-    fields += [
-        {"namespace": "disclosures", "key": k, "type": "multi_line_text_field", "value": v}
-        for k, v in (notices or {}).items()
-    ]
-    return {**product, "metafields": product.get("metafields", []) + fields}
 
 
 def _sold_out(product: dict[str, Any], *values: str) -> dict[str, Any]:
@@ -71,7 +67,7 @@ NIGHT_LIGHT: dict[str, Any] = {
 }
 
 PRODUCTS: list[dict[str, Any]] = [
-    _with(
+    with_metafields(
         _sold_out(
             one_option_product(
                 1,
@@ -89,7 +85,7 @@ PRODUCTS: list[dict[str, Any]] = [
         ip_rating="IP44",
         powder_coated="yes",
     ),
-    _with(
+    with_metafields(
         single_variant_product(
             2,
             "Garden IP Spike Light",
@@ -126,7 +122,7 @@ PRODUCTS: list[dict[str, Any]] = [
         prices={"Shape 1": "48.00", "Shape 2": "52.00"},
     ),
     NIGHT_LIGHT,
-    _with(
+    with_metafields(
         single_variant_product(
             7,
             "Pebble Nursery Lamp",

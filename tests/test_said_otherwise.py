@@ -30,20 +30,16 @@ from ask_engine.language import content_stems, folded_phrases, parse_query, pric
 from ask_engine.spelling import compounds
 from ask_engine.towns import towns_in
 from ask_engine.types import Evidence, Passage
-from tests.shop_helpers import assert_says, inline_engine, one_option_product, single_variant_product
+from tests.shop_helpers import (
+    assert_says,
+    inline_engine,
+    one_option_product,
+    single_variant_product,
+    with_metafields,
+)
 
 URL = "https://tidewaterpaddle.example/products/"
 OWN = "Tidewater Kayak Co."
-
-
-def _with(product: dict[str, Any], *, notices: dict[str, str] | None = None, **specs: str) -> dict[str, Any]:
-    """`product` with `specs` as single-line metafields and `notices` as disclosure metafields."""
-    fields = [{"namespace": "specs", "key": k, "type": "single_line_text_field", "value": v} for k, v in specs.items()]
-    fields += [
-        {"namespace": "disclosures", "key": k, "type": "multi_line_text_field", "value": v}
-        for k, v in (notices or {}).items()
-    ]
-    return {**product, "metafields": product.get("metafields", []) + fields}
 
 
 def _skus(product: dict[str, Any], prefix: str, *sold_out: str) -> dict[str, Any]:
@@ -56,7 +52,7 @@ def _skus(product: dict[str, Any], prefix: str, *sold_out: str) -> dict[str, Any
 
 
 PRODUCTS: list[dict[str, Any]] = [
-    _with(
+    with_metafields(
         one_option_product(
             1,
             "Harbour Buoyancy Aid",
@@ -69,7 +65,7 @@ PRODUCTS: list[dict[str, Any]] = [
         ),
         notices={"safety": "This is a buoyancy aid, not a lifejacket: it will not turn an unconscious wearer face-up."},
     ),
-    _with(
+    with_metafields(
         single_variant_product(
             2,
             "Splash Kids Paddle",
