@@ -48,6 +48,7 @@ __all__ = [
     "stem",
     "text_cue",
     "third_person",
+    "value_words",
     "with_shop_synonyms",
     "word_list",
     "word_set",
@@ -229,6 +230,15 @@ def offer_stems() -> frozenset[str]:
     such a question says besides the thing it asks about."""
     words = " ".join(w for part in _OFFER.values() for w in part)
     return content_stems(words)
+
+
+def value_words(
+    value: str, title: frozenset[str], words: Callable[[str], Iterable[str]] = content_stem_sequence
+) -> frozenset[str]:
+    """The words of a product's option value, figures and units aside (three letters or more, no digit), none where
+    its title says them all: "500 g tin" → {"tin"}; `words` reads a text's words as the caller compares them."""
+    found = frozenset(w for w in words(value) if len(w) >= 3 and not any(c.isdigit() for c in w))
+    return frozenset() if found <= title else found
 
 
 def join_and(items: Sequence[str]) -> str:

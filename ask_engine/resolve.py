@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ask_engine.language import OWNED_AGE_RE
+from ask_engine.language import OWNED_AGE_RE, value_words
 from ask_engine.plaintext import fold
 from ask_engine.sources import alias_key
 from ask_engine.types import Resolution, Turn, Unresolved
@@ -99,11 +99,6 @@ class _Title:
     values: tuple[frozenset[str], ...] = ()
 
 
-def _value_words(value: str, title: frozenset[str]) -> frozenset[str]:
-    words = frozenset(w for w in _tokens(value) if len(w) >= 3 and not any(c.isdigit() for c in w))
-    return frozenset() if words <= title else words
-
-
 class TitleMatcher:
     """Finds products a query names by title ("Is the Marsh Rain Boot waterproof?"), without ids.
 
@@ -119,7 +114,7 @@ class TitleMatcher:
             _Title(
                 doc.id,
                 tokens := frozenset(_tokens(doc.title)),
-                tuple(w for _, values in doc.options for v in values if (w := _value_words(v, tokens))),
+                tuple(w for _, values in doc.options for v in values if (w := value_words(v, tokens, _tokens))),
             )
             for doc in index.documents.values()
             if doc.kind == "product" and doc.title.strip()

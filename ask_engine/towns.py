@@ -156,6 +156,13 @@ def is_town(word: str) -> bool:
     return fold_name(word) in _data()["towns"]
 
 
+def follows_capitalised(text: str, start: int) -> bool:
+    """The word at `start` comes straight after a capitalised word, as the end of a longer name does ("London" in
+    "East London")."""
+    before = re.search(r"([^\W\d_][\w.'’-]*)\s+$", text[:start])
+    return before is not None and before.group(1)[:1].isupper()
+
+
 def towns_in(text: str, country: str) -> frozenset[str]:
     """The towns of `country` a line names, written with capitals ("South-East Queensland (Brisbane, Ipswich)"
     → brisbane, ipswich), folded to lower case; a region's own name is not read as a town, nor the end of a longer
@@ -164,12 +171,7 @@ def towns_in(text: str, country: str) -> frozenset[str]:
     words = list(_WORD.finditer(text))
     found: set[str] = set()
     for i in range(len(words)):
-        previous = words[i - 1] if i else None
-        if (
-            previous is not None
-            and previous.group()[:1].isupper()
-            and not text[previous.end() : words[i].start()].strip()
-        ):
+        if follows_capitalised(text, words[i].start()):
             continue  # "East London" names no London
         for name, last in _spans(text, words, i, capitals=True):
             key = fold_name(name)

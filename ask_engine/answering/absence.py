@@ -47,7 +47,7 @@ def _said_by(u: _Unit) -> frozenset[str]:
     its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under "Our Stores — Fort William" speaks
     of a store)."""
     lead = _folded_stems(u.lead.text) if u.lead is not None else frozenset()
-    return content_stems(u.text) | _folded_stems(u.text) | lead | _heading_words(u)
+    return _folded_stems(u.text) | lead | _heading_words(u)
 
 
 @lru_cache(maxsize=1 << 14)  # kept by text: the same evidence sentences are read request after request

@@ -21,6 +21,7 @@ from ask_engine.language import (
     price_denied,
     stem,
     text_cue,
+    value_words,
     word_list,
     word_stems,
 )
@@ -335,8 +336,8 @@ def _named_value_words(asked: frozenset[str], doc: Document, title: frozenset[st
     found: set[str] = set()
     for _, values in doc.options:
         for value in values:
-            words = frozenset(w for w in content_stems(value) if not w.isdigit() and len(w) >= 3)
-            if words and words <= asked and not words <= title:
+            words = value_words(value, title)
+            if words and words <= asked:
                 found |= words - title
     return frozenset(found)
 

@@ -35,6 +35,7 @@ from ask_engine.retrieve import COST_RE
 from ask_engine.towns import (
     Town,
     fold_name,
+    follows_capitalised,
     home_country,
     near_named_city,
     postcode_areas_listed,
@@ -461,11 +462,10 @@ def _town_level(town: Town, text: str) -> int:
 
 def _names_town(name: str, text: str) -> bool:
     """`text` writes the town's name, not as the end of a longer name ("East London" is not London)."""
-    for match in re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text.lower()):
-        before = re.search(r"([A-Za-z][\w'’-]*)\s+$", text[: match.start()])
-        if before is None or not before.group(1)[0].isupper():
-            return True
-    return False
+    return any(
+        not follows_capitalised(text, match.start())
+        for match in re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text.lower())
+    )
 
 
 def _town_phrase(town: Town, levels: list[int], texts: list[str]) -> str:
