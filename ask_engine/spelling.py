@@ -106,9 +106,9 @@ def compounds(text: str, uses: Callable[[str], int]) -> ShopSynonyms:
             pairs.append((f"{first} {second}", (word,)))
     for match in _PAIR.finditer(text):
         first, second = match.group(1).lower(), match.group(2).lower()
-        joined = uses(first + second)
+        joined, apart = uses(first + second), min(uses(first), uses(second))
         # (the shop writes them apart no more often than joined: "Fort William" is a town, though its shop's email
         # address is fortwilliam@…)
-        if joined > 0 and min(uses(first), uses(second)) >= 0 and min(uses(first), uses(second)) <= joined:
+        if joined > 0 and 0 <= apart <= joined:
             pairs.append((first + second, (f"{first} {second}",)))
     return tuple(pairs)
