@@ -499,10 +499,12 @@ def parse_query(query: str) -> Intent:
     permission = _PERMISSION_RE.match(lower)
     # "how long does it take to get to Norway / to Texas?"
     # ... but "going to Spain next month, can I use it there?" is the asker's trip, not a parcel's
-    to_place = (
-        not shipping
-        and not _TRAVEL_TO_RE.search(lower)
-        and bool(_SHIPPING_TO_RE.search(lower) and (countries or region_named(text)))
+    to_place = not shipping and not _TRAVEL_TO_RE.search(lower) and bool(countries or region_named(text))
+    # ... where "to" leads to the place ("to get to Norway"), not to a verb ("have to be to buy sparklers in the uk")
+    to_place = to_place and any(
+        country_codes_in(after, query=True) or region_named(after)
+        for m in _SHIPPING_TO_RE.finditer(text)
+        if (after := " ".join(text[m.end() :].split()[:4]))
     )
     if not shipping and not to_place and _SENT_TO_ASKER_RE.search(lower) and not _TRAVEL_TO_RE.search(lower):
         to_place = bool(countries or region_named(text) or town_named(text) is not None)

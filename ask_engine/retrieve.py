@@ -125,7 +125,9 @@ def with_listed_products(
 # answered by the policy's rates, which retrieval ranks below the lines naming the place: its passages holding two or
 # more amounts (a rates table) join the evidence.
 COST_RE = re.compile(r"\b(?:how\s+much|cost|costs|price|prices|rates?|charges?|fees?|free|postage)\b", re.IGNORECASE)
-_AMOUNT_RE = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK)\b")
+# an amount of money: a currency's sign before it ("₹1,150", "Rs 500") or its code on either side ("CHF 12", "99 SEK")
+_CODES = "USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK|INR|JPY|SGD|HKD|ZAR|MXN|BRL|PLN|CZK|HUF|AED|SAR|ILS|KRW|TRY|CNY|THB|MYR|PHP"
+AMOUNT_RE = re.compile(rf"[$€£¥₹₩₪₱₫฿₺₴₦₽]\s?\d|\bRs\.?\s?\d|\b(?:{_CODES})\s?\d|\d[\d.,]*\s?(?:{_CODES})\b")
 RATE_EVIDENCE_MAX = 2
 SHIPPING_POLICY = "policy:shipping_policy"
 
@@ -137,7 +139,8 @@ def with_rate_passages(
     the shipping policy's passages naming the town ("Remote covers … Broome") or listing its postcode area (for a
     town the policy never names, those naming its state, province or nation, else its country or a group of it),
     those naming a product in view by its
-    title ("The Basecamp 6 Family Cabin Tent is oversize: it ships to Canada and the US only"), and, when it asks
+    title ("The Basecamp 6 Family Cabin Tent is oversize: it ships to Canada and the US only") or its product type
+    ("Long freediving fins … not available to the Pacific"), and, when it asks
     what delivery costs, the policy's rates passages (up to RATE_EVIDENCE_MAX of each, most amounts first)."""
     out = list(evidence)
     # "can I get a santoku sent to my sister in Germany?" is a shipping question too, though it names no policy word
@@ -170,10 +173,14 @@ def with_rate_passages(
         named += [
             p for p in policy if p not in named and any(codes & members for members in group_members(p.text).values())
         ]
-    titles = [index.documents[d].title for d in (resolution.doc_ids if resolution else ()) if d in index.documents]
+    docs = [index.documents[d] for d in (resolution.doc_ids if resolution else ()) if d in index.documents]
+    titles = [d.title for d in docs]
     own = [p for p in policy if any(t.lower() in p.text.lower() for t in titles if t)]
-    tables = [p for p in policy if len(_AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
-    tables.sort(key=lambda p: -len(_AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
+    # ... or by its kind ("Long freediving fins … not available to the Pacific" for fins of type "Freediving Fins")
+    kinds = [k for d in docs if d.kind == "product" and (k := content_stems(d.product_type or ""))]
+    own += [p for p in policy if p not in own and any(k <= content_stems(p.text) for k in kinds)]
+    tables = [p for p in policy if len(AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
+    tables.sort(key=lambda p: -len(AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
     for passage in dict.fromkeys([*own[:RATE_EVIDENCE_MAX], *named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):
         out.append(Evidence(len(out) + 1, passage, 0.0))
     return out

@@ -4,8 +4,9 @@ Shoppers type fast: "caffiene", "shiping", "reciept", "yirgachefe". A slipped wo
 so the question loses its most specific word. A word is read as another only when all of these hold:
 - it is not one the shop's text uses (its lexical index knows every word of every passage) nor an English word
   (pyspellchecker's English word list), so real words the shop happens not to use are never changed;
-- it is one edit (a letter added, dropped, changed, or two swapped) from a word the shop does use; among several,
-  the one most of the shop's passages use wins, then the commoner in English;
+- it is one edit (a letter added, dropped, changed, or two swapped) from a word the shop does use (of a four-letter
+  word, no letter changed: "amex" is no "apex"); among several, the one most of the shop's passages use wins, then
+  the commoner in English;
 - it is not a name: a capitalised word inside a sentence is left as typed, as are words with digits or of fewer
   than four letters.
 
@@ -27,7 +28,7 @@ from typing import Any
 
 from ask_engine.language import ShopSynonyms, american_spelling, spelling_variants
 
-__all__ = ["compounds", "spelled"]
+__all__ = ["compounds", "english_word", "spelled"]
 
 # a word of four or more letters, lower case or capitalised; a word in a code or a hyphenated name is left alone
 _WORD = re.compile(r"(?<![\w'’.-])[A-Za-z][a-z]{3,}(?![\w'’-])")
@@ -44,6 +45,11 @@ def _english() -> Any:
     from spellchecker import SpellChecker
 
     return SpellChecker(language="en", distance=1)
+
+
+def english_word(word: str) -> bool:
+    """`word` (lower case) is in pyspellchecker's English word list, which holds common place names too."""
+    return word in _english()
 
 
 @lru_cache(maxsize=4096)
@@ -77,13 +83,19 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
             return word
         # the word the shop uses most ("shipping", not "shining", for "shiping"), then the commoner English word,
         # then the longer ("yirgacheffe", not "yirgacheff", which reads the same once stemmed)
-        options = [(n, c) for c in edits if (n := uses(c)) > 0]
+        # (a four-letter word with one letter changed keeps only three: "amex" is no slip for "apex")
+        options = [(n, c) for c in edits if (n := uses(c)) > 0 and not _changed_short(low, c)]
         if not options:
             return word
         best = max(options, key=lambda o: (o[0], english.word_usage_frequency(o[1]), len(o[1]), o[1]))[1]
         return best.capitalize() if word[0].isupper() else best
 
     return _WORD.sub(fix, text)
+
+
+def _changed_short(word: str, other: str) -> bool:
+    """`other` is `word` of four letters with one letter changed for another (not added, dropped or swapped)."""
+    return len(word) == len(other) == 4 and sorted(word) != sorted(other)
 
 
 def compounds(text: str, uses: Callable[[str], int]) -> ShopSynonyms:

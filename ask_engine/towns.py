@@ -37,6 +37,10 @@ __all__ = [
 TOWNS_FILE = Path(__file__).with_name("lexicon") / "towns.json"
 # A destination follows one of these ("deliver to Leeds", "shipping in Perth", "a parcel for Cork").
 _BEFORE = re.compile(r"\b(?:to|into|in|for|near|around)\s+(?:the\s+)?$", re.IGNORECASE)
+# what follows a verb, not a place: its object ("to send just sparklers", "to post it", "to buy a …")
+_OBJECT_AFTER = re.compile(
+    r"\s+(?:it|them|this|these|those|that|a|an|some|any|my|our|your|his|her|their|me|us|just|one)\b"
+)
 _WORD = re.compile(r"[^\W\d_][\w.'’-]*")
 _MAX_WORDS = 4
 # A name found only outside the countries a question's shop and buyer are in is read as a city abroad when it
@@ -193,12 +197,10 @@ def near_named_city(town: Town, text: str) -> str | None:
     if town.where is None:
         return None
     towns: dict[str, list[list[Any]]] = _data()["towns"]
-    near = [
-        (_km(town.where, (entry[3], entry[4])), key)
-        for key in towns_in(text, town.country)
-        for entry in towns[key]
-        if entry[0] == town.country and len(entry) >= 5
-    ]
+    # a name two places of the country share is read as its largest ("Hamilton–Burlington" is Ontario's Hamilton, not
+    # the village near Vancouver): the gazetteer lists a name's places largest first
+    largest = ((key, next(e for e in towns[key] if e[0] == town.country)) for key in towns_in(text, town.country))
+    near = [(_km(town.where, (entry[3], entry[4])), key) for key, entry in largest if len(entry) >= 5]
     best = min(near, default=None)
     return best[1] if best is not None and best[0] <= NEAR_KM else None
 
@@ -233,6 +235,8 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
             entries = towns.get(key)
             if not entries:
                 continue
+            if not capitals and _OBJECT_AFTER.match(question[first.start() + len(text) :]):
+                continue  # "how much to send just sparklers to cardiff?": a verb with its object, no town "Send"
             best = min(entries, key=lambda e: (rank.get(e[0], len(prefer) + 1), -e[2]))
             biggest = max(entries, key=lambda e: e[2])
             if biggest[2] >= WORLD_CITY and biggest[2] >= WORLD_CITY_RATIO * max(best[2], 1):

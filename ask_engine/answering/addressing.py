@@ -31,7 +31,10 @@ __all__ = [
     "framing_stems",
     "measures",
     "number_words",
+    "other_kind",
+    "stated_kinds",
     "states_count",
+    "states_figure",
     "ways_of",
 ]
 
@@ -189,3 +192,23 @@ def ways_of(
             ways.add("word")
         out.append(frozenset(ways))
     return out
+
+
+def other_kind(text: str, asked: Sequence[Measure]) -> bool:
+    """`text` (a fact as "Label: value") states a figure of some kind of measure (lexicon `measures`: "Weight: 6.2
+    kg" a weight), and of none of the one kind `asked` ("Load capacity: 150 lb" states a strength). A question asking
+    for several kinds at once ("how big?": a length or a volume) asks for size in general, and any figure may be it."""
+    if len(asked) != 1 or any(m.states.search(text) for m in asked):
+        return False
+    names = {m.name for m in asked} | {"count", "percentage", "place"}
+    return any(m.states.search(text) for m in measures() if m.name not in names)
+
+
+def states_figure(text: str) -> bool:
+    """True when `text` states a figure: a digit or a number word ("two to four players")."""
+    return bool(re.search(r"\d", text)) or bool(set(re.findall(r"[a-z]+", text.lower())) & number_words())
+
+
+def stated_kinds(text: str) -> frozenset[str]:
+    """The kinds of measure `text` states a figure of ("Rear-facing 5–40 lb.": weight), counts and places aside."""
+    return frozenset(m.name for m in measures() if m.states.search(text)) - {"count", "percentage", "place"}

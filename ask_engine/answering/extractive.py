@@ -66,7 +66,7 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
-from ask_engine.answering.shipping import _MONEY, _shipping, buyer_then_home
+from ask_engine.answering.shipping import _shipping, buyer_then_home
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
 from ask_engine.language import (
@@ -81,6 +81,7 @@ from ask_engine.language import (
     text_cue,
 )
 from ask_engine.phrases import phrase
+from ask_engine.retrieve import AMOUNT_RE
 from ask_engine.towns import Town, town_named
 from ask_engine.types import Document, Draft, DraftKind, Sentence, Task
 
@@ -512,7 +513,7 @@ def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...
 def _states(intent: Intent, text: str) -> bool:
     """`text` states what `intent` asks for, a price or a duration ("... and am I responsible for customs?" asks for
     neither: its own lines answer it)."""
-    return bool((intent.price and _MONEY.search(text)) or (intent.asks_duration and _DURATION.search(text)))
+    return bool((intent.price and AMOUNT_RE.search(text)) or (intent.asks_duration and _DURATION.search(text)))
 
 
 def _part_town(task: Task, part: str) -> Town | None:

@@ -48,8 +48,7 @@ from ask_engine.answering.sentences import (
     _units,
     _with_context,
 )
-from ask_engine.answering.shipping import _MONEY
-from ask_engine.answering.sizing import _ROW
+from ask_engine.answering.sizing import _ROW, page_sizes
 from ask_engine.answering.work import _Answer, _Unit, _Work
 from ask_engine.language import (
     _PRICE_RE,
@@ -62,6 +61,7 @@ from ask_engine.language import (
     text_cue,
 )
 from ask_engine.phrases import phrase
+from ask_engine.retrieve import AMOUNT_RE, COST_RE
 from ask_engine.towns import is_town
 from ask_engine.types import Document
 
@@ -96,6 +96,9 @@ _ACTED_ON: list[str] = lexicon_section("text_cues")["acted_on"]  # the verb done
 _DURATION = text_cue("duration", re.IGNORECASE)
 _ASKS_ADDRESS = text_cue("asks_address", re.IGNORECASE)  # "where are you guys located?"
 _ADDRESS = text_cue("street_address")  # "1840 Commerce Pkwy", "Oudegracht 112", "Unit 7, Heron Cross Works"
+
+
+_ABROAD = text_cue("abroad", re.IGNORECASE)  # "international", "overseas": delivery beyond the shop's own country
 
 
 def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) -> _Answer | None:
@@ -162,6 +165,12 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
             )
         ]
         units = shipping or units
+        rate = intent.price or intent.asks_duration or bool(COST_RE.search(intent.lower))  # a cost, a time, "free"
+        if rate and not intent.countries and not _ABROAD.search(intent.lower):
+            # "free shipping above how much?" names no destination: the shop's own country's, not "Free international
+            # shipping on orders above ₹12,000"
+            home = [u for u in units if not (_ABROAD.search(u.text) or _ABROAD.search(u.context))]
+            units = home or units
     if not units:
         return None
     if task.resolution.unresolved and deictic and intent.product_specific and not intent.policy:
@@ -207,7 +216,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # its answer) answer, before any using the word as a noun ("Once your return arrives we'll process your
         # refund within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return
         # a leotard?")
-        verb = re.escape(deadline.group(1))
+        verb = re.escape(
+            next(g for g in deadline.groups() if g)
+        )  # "how long do I have to return it?", "returns window"
         acted = re.compile("|".join(p.replace("{verb}", verb) for p in _ACTED_ON), re.IGNORECASE)
         kinds = (intent.stems | in_view) & task.kind_words
 
@@ -228,6 +239,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
             where = (placed.evidence.passage.id, placed.context)
             lines = sorted((u for u in units if (u.evidence.passage.id, u.context) == where), key=lambda u: u.key)
             return _quoted([u for u in lines if u.key >= placed.key][:3], targets)
+    sized = None if targets else page_sizes(work, ranked)
+    if sized is not None:
+        return sized  # "head measures 57 cm, which hood size?": the size guide's entry holding the figure
     best = ranked[0]
     work.notes.append(
         f"best sentence score {best.score:.3f} (similarity {best.semantic:.3f}, "
@@ -368,10 +382,18 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
             continue  # a second source must be on topic in its own right
         if u.score >= floor and _fits(chosen, u) and not _near_duplicate(u, chosen):
             chosen.append(u)
-    if (intent.price or _PRICE_RE.search(intent.lower)) and not any(_MONEY.search(u.text) for u in chosen):
+    if (intent.price or _PRICE_RE.search(intent.lower)) and not any(AMOUNT_RE.search(u.text) for u in chosen):
         # "how much is delivery for a workbench?": the section's line with the amount ("… costs £29.95 per order")
-        priced = [u for u in ranked if u.evidence.passage.id == best.evidence.passage.id and _MONEY.search(u.text)]
+        priced = [u for u in ranked if u.evidence.passage.id == best.evidence.passage.id and AMOUNT_RE.search(u.text)]
         chosen += [u for u in priced[:1] if u not in chosen and _fits(chosen, u)]
+    if len(chosen) == 1 and not content_stems(best.text) - intent.stems:
+        # 'Yes – "Trail Points".' for "how does trail points work?" says nothing the question does not: the sentences
+        # after it in its passage say what is asked
+        after = sorted(
+            (u for u in units if u.evidence.passage.id == best.evidence.passage.id and u.key > best.key),
+            key=lambda u: u.key,
+        )
+        chosen += [u for u in after[:2] if _fits(chosen, u)]
     chosen = _singled_out(_with_context(units, chosen), intent.stems)
     chosen.sort(key=lambda u: u.key)
     answer = _Answer()
@@ -492,7 +514,11 @@ def _kind_rule(
         )
         # only a list entry naming kinds of goods ("Gift cards.", "Candles that have been lit."): a full sentence
         # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
-        if not same_doc or not (_bare_item(u) or _kind_item(u) or _led_item(u)):
+        # ... or a rule whose label names the product's kind as what it is ("Kitchen tools (masala dabba, khal batta):
+        # returnable within 7 days of delivery if unused"; the garam masala is no "masala dabba")
+        label = _RULE_LABEL.match(u.text)
+        labelled = targets and label is not None and bool(kinds & _head_stems(label.group(1)))
+        if not same_doc or not (_bare_item(u) or _kind_item(u) or _led_item(u) or labelled):
             continue
         if targets and _names_maker(f"{u.context} {u.lead.opener if u.lead else ''}", makers, own_makers):
             continue  # "Kettle & Crane cookware … Covered: Ceramic nonstick fry pans" is no rule for an All-Clad pan
@@ -503,6 +529,7 @@ def _kind_rule(
     return None
 
 
+_RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty gift boxes: returnable within 7 days"
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
 _RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
 

@@ -5,10 +5,10 @@ price/stock/options from `commerce` and comparisons from `catalogue`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
-from ask_engine.answering.addressing import Measure, asked_figures, asked_measures, measures, number_words
+from ask_engine.answering.addressing import asked_figures, asked_measures, other_kind, stated_kinds, states_figure
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_for_other_thing, _asks_for_value, _asks_sku, _commerce
 from ask_engine.answering.facts import (
@@ -53,7 +53,7 @@ from ask_engine.answering.query import (
     _without_named_values,
 )
 from ask_engine.answering.sentences import _looks_like_item
-from ask_engine.answering.siblings import names_label, same_attribute, unrecorded_label
+from ask_engine.answering.siblings import names_label, other_attribute, same_attribute, unrecorded_label
 from ask_engine.answering.sizing import _party_size, _size_guide, _table_row, _variant_row
 from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms
 from ask_engine.answering.units import Unit, usable_value
@@ -86,7 +86,8 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "can I return these boots?" is answered by the refund policy, unless the product's own page states its
         # terms ("Final sale – this set can't be returned or exchanged.")
         return _own_terms(work, targets[0]) if len(targets) == 1 else None
-    offer = OFFER_QUESTION_RE.match(intent.lower) and not re.search(r"\bin stock\b|\bavailable\b", intent.lower)
+    # ("do you have the heart sparklers in?" asks whether they are in stock, not whether they are sold here)
+    offer = OFFER_QUESTION_RE.match(intent.lower) and not intent.stock
     if (
         offer
         and not (intent.concepts or intent.price or intent.options or intent.colours)
@@ -239,6 +240,9 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # (an option the question names only a value of says which variant is meant: "how much does the 35cm pack weigh?")
     chosen = [u for u in _naming_units(_chosen_units(ranked), work, doc) if not names_value_only(intent, doc, u)]
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
+    # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
+    facts = [f for f in facts if not other_attribute(f.label, intent.concepts)]
+    chosen = [u for u in chosen if not (u.kind == "fact" and other_attribute(u.label, intent.concepts))]
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
     missing = unrecorded_label(_probe(work, doc), doc, work.task.fact_labels)
@@ -265,42 +269,51 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # the nearest recorded fact, not the answer
     # ("how long is the hair?" and "Hair type: long" answer in the question's own word)
     kinds = asked_measures(intent.text)
+    # "what's the rear facing height limit?" asks for a length; "Rear-facing 5–40 lb." states a weight and nothing
+    # else: the nearest line, not the answer (one stating two kinds may answer in either: "how fast does it boil?"
+    # and "boils 1 litre in 3 minutes 20 seconds")
+    drop = [
+        u for u in chosen if u.kind == "description" and len(stated_kinds(u.text)) == 1 and other_kind(u.text, kinds)
+    ]
+    dropped = bool(drop) and len(drop) == len(chosen) and not facts and not intent.yes_no
+    if dropped:  # (nor is a notice or another line, which states no figure of the asked kind either)
+        chosen, ranked = [], [(p, u) for p, u in ranked if u not in drop]
     figureless = (
         facts
         if facts
         and not intent.yes_no
         and kinds
-        and not any(_figure(f.value) or content_stems(f.value) & intent.stems for f in facts)
+        and not any(states_figure(f.value) or content_stems(f.value) & intent.stems for f in facts)
         else []
     )
     # "is there a weight limit?" asks for a strength; "Weight: 6.2 kg" states a figure of another kind: it too is
     # the nearest recorded fact, not the answer
     figureless = figureless or (
-        facts if facts and all(_other_kind(f"{f.label}: {f.value}", kinds) for f in facts) else []
+        facts if facts and all(other_kind(f"{f.label}: {f.value}", kinds) for f in facts) else []
     )
     # ... as is one the ranker chose that states one figure, of another kind ("max user weight?" and "Weight:
     # 470 g"; not a nutrition panel's many figures for "how many calories?")
     unit_facts = [
         u.fact for u in chosen if u.kind == "fact" and u.fact is not None and len(_FIGURES.findall(u.value)) == 1
     ]
-    if not facts and unit_facts and len(unit_facts) == len(chosen) and all(_other_kind(u.text, kinds) for u in chosen):
+    if not facts and unit_facts and len(unit_facts) == len(chosen) and all(other_kind(u.text, kinds) for u in chosen):
         figureless = unit_facts
     if facts and not figureless:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
         return answer
-    chosen = [u for u in chosen if not figureless or (_figure(u.value) and not _other_kind(u.text, kinds))]
+    chosen = [u for u in chosen if not figureless or (states_figure(u.value) and not other_kind(u.text, kinds))]
     if figureless and not chosen and len(kinds) == 1:
         # "what's the weight limit?" and "Weight: 950 g" ranked first: the next line stating a figure of the asked
         # kind ("Holds up to 120 kg"), likely enough by the bar a fact the lexicon ties to the question needs
         bar = _ranker().lexicon_bar
         chosen = [
-            u for p, u in ranked[1:3] if p >= bar and kinds[0].states.search(u.text) and not _other_kind(u.text, kinds)
+            u for p, u in ranked[1:3] if p >= bar and kinds[0].states.search(u.text) and not other_kind(u.text, kinds)
         ][:1]
     if chosen:
         _state_units(answer, work, doc, chosen)
         return answer
-    labelled = [] if figureless else _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
+    labelled = [] if figureless or dropped else _labelled_lines(work, doc, ranked) or _tied_lines(work, doc, ranked)
     if missing is not None and siblings:
         labelled = [u for u in labelled if names_label(u.text, missing)]
     if not labelled and not figureless and "contents" in intent.concepts:
@@ -329,7 +342,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if labelled:
         _state_units(answer, work, doc, labelled[:1])
         return answer
-    notice = None if figureless else _notice_line(work, doc, ranked)
+    notice = None if figureless or dropped else _notice_line(work, doc, ranked)
     if notice is not None:
         # "what if my power bank starts swelling?": the safety notice's own line ("Stop using it if it swells")
         # answers; "not recorded" beside the notice would contradict the warning that comes with the answer
@@ -343,7 +356,11 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     own = None if predicate or figureless else _asked_fact(work, doc, ranked)
     related = [own] if own is not None else figureless[:1] or siblings[:1] or _related_facts(work, doc, ranked)
     noticed = bool(related) and related[0].source == "disclosure"
-    near = None if own is not None or figureless or siblings else _near_sentence(ranked, _tied(work, doc, ranked))
+    near = (
+        None
+        if own is not None or figureless or siblings or dropped
+        else _near_sentence(ranked, _tied(work, doc, ranked))
+    )
     if near is not None and not _speaks_to(work, near):
         near = None
     if near is not None and noticed and not _says_asked_words(work, doc, near, ranked[0][0]):
@@ -407,21 +424,6 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
 
 
 _FIGURES = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def _other_kind(text: str, asked: Sequence[Measure]) -> bool:
-    """`text` (a fact as "Label: value") states a figure of some kind of measure (lexicon `measures`: "Weight: 6.2
-    kg" a weight), and of none of the one kind `asked` ("Load capacity: 150 lb" states a strength). A question asking
-    for several kinds at once ("how big?": a length or a volume) asks for size in general, and any figure may be it."""
-    if len(asked) != 1 or any(m.states.search(text) for m in asked):
-        return False
-    names = {m.name for m in asked} | {"count", "percentage", "place"}
-    return any(m.states.search(text) for m in measures() if m.name not in names)
-
-
-def _figure(text: str) -> bool:
-    """True when `text` states a figure: a digit or a number word ("two to four players")."""
-    return bool(re.search(r"\d", text)) or bool(set(re.findall(r"[a-z]+", text.lower())) & number_words())
 
 
 def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:

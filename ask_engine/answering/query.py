@@ -62,7 +62,12 @@ def _targets(work: _Work, carried: Sequence[Document] = ()) -> list[Document]:
         best = [d for d in named if d in resolved]
         # ... and a later part naming none of them asks about those the part before it named ("is the Spot Off ok on
         # a coated car? what's the pH?" is not about the pH Neutral shampoo the whole question's words also name)
+        mentioned = resolved
         resolved = best or [d for d in carried if d in resolved] or resolved
+        if intent.comparison:
+            # "difference between atlas 3-in-1 and the rove 360?" compares every product it names, those named by
+            # fewer of their words too
+            resolved = resolved + [d for d in mentioned if d not in resolved]
     out = list(resolved)
     for doc in named:
         if doc not in out and (intent.comparison or not out):

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _kind_stems
 from ask_engine.answering.sentences import _DURATION, with_lists
-from ask_engine.answering.shipping import _MONEY
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import _PRICE_RE, Intent, content_stems, text_cue, word_stems
+from ask_engine.retrieve import AMOUNT_RE
 from ask_engine.types import Document
 
 _RETURN_STEMS = word_stems("return_words")
@@ -97,7 +97,7 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
     asks_money = bool(intent.price or _PRICE_RE.search(intent.lower))  # "what does it cost to …"
     fit: dict[int, float] = {}
     for u, sim in zip(units, sims, strict=True):
-        figure = (asks_money and _MONEY.search(u.text)) or (intent.asks_duration and _DURATION.search(u.text))
+        figure = (asks_money and AMOUNT_RE.search(u.text)) or (intent.asks_duration and _DURATION.search(u.text))
         shared = len(asked & content_stems(u.text))
         fit[id(u)] = float(sim) + _SHARED_BONUS * shared + (_FIGURE_BONUS if figure else 0.0)
     lead, group = max(plain, key=lambda p: max(fit[id(u)] for u in p[1]))  # the best-ranked section wins a tie

@@ -16,6 +16,8 @@ from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import content_stems, country_aliases, text_cue, word_list
+from ask_engine.spelling import english_word
+from ask_engine.towns import is_town
 from ask_engine.types import Document, Evidence, Task
 
 # An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
@@ -75,6 +77,8 @@ def passage_units(ev: Evidence, rank: int, doc: Document | None) -> list[_Unit]:
                 # "… we cannot deliver knives to:", "Northern Ireland.", "The Isle of Man.", …: each line is quoted
                 # with the lead-in, though only the first is scored under it (as the indexer embedded it)
                 unit.lead = listed
+            if line_units:
+                unit.line_first = line_units[0]
             line_units.append(unit)
         out.extend(line_units)
         if stripped.endswith(":") and line_units:
@@ -123,6 +127,27 @@ def _heading_names(names: frozenset[str], units: Sequence[_Unit]) -> frozenset[s
     return frozenset(n for n in names if any(n in content_stems(u.context) for u in units))
 
 
+def _written_as_names(text: str, units: Sequence[_Unit]) -> frozenset[str]:
+    """Stems of the question's words, however it writes them, that the evidence writes only as names of places:
+    capitalised wherever its sentences use them, once at least mid-sentence ("is the ottawa store open mondays?" and
+    "Burlington or Ottawa (Westboro)"; not "store", which "our Ottawa store" writes small), and a town's name or no
+    English word ("mattancherry"; not "bonfire night")."""
+    said = " \n ".join(u.text for u in units)
+    out: set[str] = set()
+    for word in set(re.findall(r"\b[^\W\d_]{3,}\b", text)):
+        if word[:1].isupper():
+            continue  # a capitalised name is the question's own (`_query_names`)
+        if english_word(word) and not is_town(word):
+            continue  # a place's name, not an event's or a thing's ("bonfire night")
+        found = [m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", said, re.IGNORECASE)]
+        if found and all(said[i].isupper() for i in found) and any(_MID_SENTENCE.search(said[:i]) for i in found):
+            out |= content_stems(word)
+    return frozenset(out)
+
+
+_MID_SENTENCE = re.compile(r"[\w,;(–-]\s*$")
+
+
 def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()) -> None:
     """Relevance of each unit: embedding similarity of the sentence and of its heading, content-word overlap,
     passage rank and answer-likeness."""
@@ -162,7 +187,7 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     }
     # A name the question gives that some headings carry ("Keswick") picks those sections: the Fort William
     # section's parking is no answer about Keswick.
-    heading_names = _heading_names(names, units)
+    heading_names = _heading_names(names | _written_as_names(intent.text, units), units)
     # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
     asked = asked_measures(intent.text)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
@@ -187,8 +212,10 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
             bonus += 0.12 if _DURATION.search(u.text) and _MODAL.search(u.text) else 0.06
         if intent.asks_time and _CLOCK.search(u.text):
             bonus += 0.08
-        elif intent.asks_time and not intent.asks_duration and _DURATION.search(u.text):
-            bonus -= 0.08  # "what's the cut-off time?" is not answered by "3-6 working days after dispatch"
+        elif intent.asks_time and not intent.asks_duration:
+            # "what's the cut-off time?" is not answered by "3-6 working days after dispatch", nor by "Orders after
+            # cut-off ship the next business day", which states no time
+            bonus -= 0.08
         for m in asked:
             if m.name == "place":  # "where is …?" is answered by a place, and not by a sentence that names none
                 bonus += 0.08 if m.states.search(u.text) or m.states.search(u.context) else -0.08

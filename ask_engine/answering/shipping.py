@@ -31,7 +31,7 @@ from ask_engine.language import (
     text_cue,
 )
 from ask_engine.phrases import phrase
-from ask_engine.retrieve import COST_RE
+from ask_engine.retrieve import AMOUNT_RE, COST_RE
 from ask_engine.towns import (
     Town,
     fold_name,
@@ -78,7 +78,7 @@ def _zones_of(units: Sequence[_Unit]) -> frozenset[str]:
 _CUSTOMS = text_cue("customs_words", re.I)  # "import fees", "duties", "VAT"
 _SENDING = text_cue("sending_heading", re.I)  # a heading about what is sent where ("Items we can only send …")
 _ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
-_MONEY = re.compile(r"[$€£¥]\s?\d|\d[\d.,]*\s?(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK)\b")
+_MONEY = AMOUNT_RE  # "₹1,150", "CHF 12"
 # an amount that is a bound on the order ("free on orders over £60", "orders up to €150"), not what delivery costs
 _BOUND_BEFORE = text_cue("amount_bound", re.IGNORECASE)
 
@@ -172,7 +172,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         said = _with_lead(u)
         limited = bool(_SENDING.search(said) and (_ONLY.search(said) or _NEGATION.search(said)))
         about = bool(_SHIP_WORDS.search(said)) or (sent and limits) or limited
-        return bool(kinds & content_stems(u.text)) and about
+        return bool(kinds & content_stems(u.text if u.line_first is None else said)) and about
 
     restricted = [
         u
@@ -189,7 +189,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     ]
     if direct or grouped or restricted:
         pool = direct + grouped + restricted
-        # the product's own rules, among the lines naming the destination too
+        # the product's own rules, among the lines naming the destination too (one barring it goes first: "Gara fins to Fiji?")
         own = restricted + [u for u in direct + grouped if rule_of_kind(u) and u.evidence.passage.kind != "product"]
         # ... and the product's own page limiting where it goes ("Pallet delivery item - UK mainland only")
         own += [
@@ -256,6 +256,9 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             ]
             if barred and _fits(chosen, barred[0]):
                 chosen.append(barred[0])
+        bars = [u for u in own if u not in chosen and (_ONLY.search(u.text) or _NEGATION.search(u.text))]
+        if targets and bars and not any(u in own for u in chosen) and _fits(chosen, bars[0]):
+            chosen[:0] = [u for u in (bars[0].line_first, bars[0]) if u is not None and u not in chosen]
         if asks_cost and not any(_states_cost(u.text) for u in chosen):
             # "how much is shipping to Germany?": the destination's line with what delivery costs ("All other EU
             # countries: £9.95, 4-8 working days"), where the best gives only a bound ("orders up to €150"); with a
@@ -370,8 +373,9 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
 
 
 def _with_lead(unit: _Unit) -> str:
-    """A list entry's text after its lead-in ("These items cannot ship to Alaska …: RestWell … Dog Bed")."""
-    return unit.text if unit.lead is None else f"{unit.lead.text} {unit.text}"
+    """A list entry's text after its lead-in ("… cannot ship to Alaska …: RestWell … Dog Bed"), after its line's first."""
+    text = unit.text if unit.line_first is None else f"{unit.line_first.text} {unit.text}"
+    return text if unit.lead is None else f"{unit.lead.text} {text}"
 
 
 def _zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> list[_Unit]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ask_engine.answering.facts import _key_concepts
-from ask_engine.language import content_stem_sequence
+from ask_engine.language import content_stem_sequence, parse_query
 from ask_engine.types import Document, Fact
 
 # "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
@@ -56,3 +56,18 @@ def same_attribute(label: str, fact: Fact) -> bool:
     """`fact` records what `label` names under another name ("Made in" and "Country of origin" both record where a
     product comes from): the lexicon ties both to one attribute."""
     return bool(_key_concepts(fact.key) & _key_concepts(re.sub(r"\W+", "_", label.lower()).strip("_")))
+
+
+@lru_cache(maxsize=1 << 12)
+def _concepts(text: str) -> frozenset[str]:
+    return frozenset(parse_query(text).concepts)
+
+
+def other_attribute(label: str, asked: Iterable[str]) -> bool:
+    """`label` says the attribute asked about only to qualify another: "Weight capacity" (a capacity) for "how much
+    does it weigh?" (`asked`, the question's concepts, holds weight), where "Weight" alone is the asked one."""
+    wanted = frozenset(asked)
+    whole = _concepts(label)
+    if not wanted or not whole or whole & wanted:
+        return False
+    return any(_concepts(word) & wanted for word in re.findall(r"[^\W\d_]+", label))

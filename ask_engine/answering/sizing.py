@@ -35,7 +35,7 @@ from ask_engine.answering.options import _ASKS_SIZE, _is_size_option, _match_opt
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
-from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Work
+from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.language import content_stems
 from ask_engine.types import Document, Task
 
@@ -79,6 +79,8 @@ def _entries(doc: Document, values: tuple[str, ...], task: Task | None = None) -
         rf"^\s*(?:({alternatives})\s*[:=–-]|[^:,;]{{1,30}}:\s*({alternatives})\s*,)\s*\S",
         re.IGNORECASE,
     )
+    # "S 54-56 cm, M 56-58 cm, L 58-60 cm": a size written before its range, one entry after another in a line
+    inline = re.compile(rf"(?:^|[,;./]\s+)({alternatives})\s+(?=\d)", re.IGNORECASE)
     parts: list[tuple[str, str, str, int | None]] = []  # (part, its label, the text quoted, the page's evidence)
     for unit in product_units(doc, untrusted=_is_untrusted):  # the units the ranker reads
         if unit.kind == "description":
@@ -88,7 +90,27 @@ def _entries(doc: Document, values: tuple[str, ...], task: Task | None = None) -
     own = _matching(parts, starts, values)
     if own or task is None:
         return own
-    return _matching(_guide_sections(task, doc), starts, values)
+    sections = _guide_sections(task, doc)
+    return _matching(sections, starts, values) or _matching(_inline(sections, inline, values), starts, values)
+
+
+def _inline(
+    parts: Sequence[tuple[str, str, str, int | None]], inline: re.Pattern[str], values: tuple[str, ...]
+) -> list[tuple[str, str, str, int | None]]:
+    """The entries of lines giving two sizes or more each before its range ("Hood: measure around your head. S 54-56
+    cm, M 56-58 cm, L 58-60 cm"), each as its own part led by the line's label ("Hood: M 56-58 cm"); the sizes are of
+    letters (a figure before a range is more often a count)."""
+    out: list[tuple[str, str, str, int | None]] = []
+    for part, _, _, cite in parts:
+        found = [m for m in inline.finditer(part) if re.search(r"[^\W\d_]", m.group(1))]
+        if len(found) < 2:
+            continue
+        label = re.match(r"^([^:.;,]{1,30}):", part)
+        lead = f"{label.group(1)}: " if label else ""
+        for m, after in zip(found, [*found[1:], None], strict=True):
+            piece = part[m.start(1) : after.start() if after is not None else len(part)].rstrip(" ,;.")
+            out.append((f"{m.group(1)}: {piece[len(m.group(1)) :].strip()}", "", f"{lead}{piece}", cite))
+    return out
 
 
 def _matching(
@@ -110,6 +132,7 @@ def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int 
     heading, in the other), or of a page whose title shares two words or more with the product's: a size guide page's
     table for this product."""
     title = content_stems(doc.title)
+    kind = content_stems(doc.product_type or "")
     out: list[tuple[str, str, str, int | None]] = []
     for ev in task.evidence:
         passage = ev.passage
@@ -118,6 +141,9 @@ def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int 
         page, section = passage.title.split(" — ", 1)
         heading = content_stems(section)
         named = bool(heading) and bool(title) and (title <= heading or (len(heading) >= 2 and heading <= title))
+        # ... or by its kind ("Hoods & gloves" for a hood whose product type is "Hoods & Gloves", "Men's wetsuits
+        # (Reefline & Bare)" for a suit of type "Wetsuits")
+        named = named or bool(kind and kind <= heading)
         # ... or a section of a guide whose own title names the product's kind in two words or more ("Bee Suit Size
         # Guide" for the "Ventilated Bee Suit"): only its rows starting with one of the product's sizes are read
         if not named and len(content_stems(page) & title) < 2:
@@ -201,12 +227,7 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     if not entries:
         return None
     figures = measures_in(intent.text)
-    beside = _beside_figures(intent.text)
-    fitting = _tightest(entries, lambda e: _held_in(e.text, beside, figures, e.ranges))
-    if len(figures) > 1 and len(fitting) > 1:
-        # "chest 74cm waist 64cm": the entry holding both (Child M), not one holding only the waist (Child L)
-        held = {id(e): sum(_held_in(e.text, beside, [f], e.ranges) is not None for f in figures) for e in fitting}
-        fitting = [e for e in fitting if held[id(e)] == max(held.values())]
+    fitting = _fitting(entries, intent.text, figures)
     # a size named with no figure to fit ("is it on sale? need a size 14") asks for that variant, not its chart entry,
     # unless the question asks for a kind of figure ("how long is the 14?") or names one of the entry's labels
     asks_entry = (
@@ -225,6 +246,58 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     for entry in chosen[:MAX_ENTRIES]:
         _claim_line(answer, work, doc, entry.text, entry.cite)
     return answer
+
+
+def _fitting(entries: Sequence[_Entry], text: str, figures: Sequence[tuple[float, str]]) -> list[_Entry]:
+    """The entries holding the question's figures, the tightest; of several figures, those holding the most ("chest
+    74cm waist 64cm": the entry holding both, Child M, not one holding only the waist, Child L)."""
+    beside = _beside_figures(text)
+    fitting = _tightest(entries, lambda e: _held_in(e.text, beside, figures, e.ranges))
+    if len(figures) > 1 and len(fitting) > 1:
+        held = {id(e): sum(_held_in(e.text, beside, [f], e.ranges) is not None for f in figures) for e in fitting}
+        fitting = [e for e in fitting if held[id(e)] == max(held.values())]
+    return fitting
+
+
+# a size guide's entry with no product to name its sizes: a table row led by a size cell ("Size: ML, Height (cm):
+# 173-180, …"), or a letter size written before its range ("S 54-56 cm, M 56-58 cm")
+_SIZE_ROW = re.compile(r"^\s*([^:,;]{1,30}):\s*([^:,;]{1,12}?)\s*,\s*\S")
+_LETTER_SIZE = re.compile(r"(?:^|[,;./]\s+)((?:[2-4]?X{0,3}[SML]{1,2}|XL)(?:/(?:[2-4]?X{0,3}[SML]{1,2}|XL))?)\s+(?=\d)")
+
+
+def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
+    """ "head measures 57 cm, which hood size?" naming no product: the entries of the best-ranked size guide section
+    (among the first three sentences' sections of pages) whose ranges hold the question's figures, or None."""
+    intent = work.intent
+    if intent.price or intent.stock or not _ASKS_SIZE.search(intent.lower):
+        return None
+    figures = measures_in(intent.text)
+    if not figures:
+        return None
+    for unit in ranked[:3]:
+        passage = unit.evidence.passage
+        if passage.kind != "page":
+            continue
+        entries: list[_Entry] = []
+        for line in (line.strip() for line in passage.text.split("\n")[1:]):
+            row = _SIZE_ROW.match(line)
+            if row and "siz" in {stem for stem in content_stems(row.group(1))}:
+                entries.append(_Entry(row.group(2), line, _ranges(line), cite=unit.evidence.number))
+                continue
+            found = list(_LETTER_SIZE.finditer(line))
+            label = re.match(r"^([^:.;,]{1,30}):", line)
+            lead = f"{label.group(1)}: " if label else ""
+            for m, after in zip(found, [*found[1:], None], strict=True) if len(found) > 1 else ():
+                piece = line[m.start(1) : after.start() if after is not None else len(line)].rstrip(" ,;./")
+                entries.append(_Entry(m.group(1), f"{lead}{piece}", _ranges(piece), cite=unit.evidence.number))
+        fitting = _fitting([e for e in entries if e.ranges], intent.text, figures)
+        if fitting:
+            answer = _Answer()
+            for entry in fitting[:MAX_ENTRIES]:
+                answer.claim(_plain(entry.text).rstrip(". ") + ".", [unit.evidence.number], doc=passage.doc_id)
+            answer.use(passage.doc_id)
+            return answer
+    return None
 
 
 def _claim_line(answer: _Answer, work: _Work, doc: Document, text: str, cite: int | None = None) -> None:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from ask_engine.answering.facts import _fact_sentence
-from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _PROCESS_WORD, _product_words
+from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _PROCESS_WORD, _product_words, _title_stems
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Unit, _Work
-from ask_engine.language import content_stems, offer_stems, word_stems
+from ask_engine.language import content_stems, folded_phrases, offer_stems, word_stems
 from ask_engine.types import Document
 
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
@@ -31,7 +31,7 @@ def _own_terms(work: _Work, doc: Document) -> _Answer | None:
     if not asked:
         return None
     units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
-    units = [u for u in units if asked & content_stems(u.text)]
+    units = [u for u in units if asked & content_stems(folded_phrases(u.text))]  # "final sale" says "no return"
     if not units:
         return None
     sims = work.similarity([u.text for u in units])
@@ -59,19 +59,32 @@ def _offered(work: _Work, targets: list[Document]) -> _Answer:
             _fact_sentence(answer, work, doc, price, lead=False)
         else:
             answer.claim(f"The shop sells the {doc.title}", _cites_for(work.task, doc), doc=doc.id)
+        availability = doc.fact("availability")
+        if availability is not None and doc.variants and not any(v.available or v.backorder for v in doc.variants):
+            # "do you sell the heart sparklers?" when every variant is sold out: it is sold here, but not to be had
+            _fact_sentence(answer, work, doc, availability, lead=False)
     return answer
+
+
+def _headed_by(heading: str, doc: Document) -> bool:
+    """`heading` is the product's name and one more word at most ("Hori hori care" for the "Hori Hori Digging Knife")."""
+    words, title = content_stems(heading), _title_stems(doc)
+    return bool(words & title) and len(words - title) <= 1
 
 
 def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
     """A page or FAQ section whose heading names what a how-to question is about, quoted from its start."""
     units = [u for u in _units(work.task) if u.evidence.passage.kind != "product" and not u.header]
     wanted = work.asked - _GENERIC_QUERY_STEMS - _HOW_TO_STEMS
-    units = [u for u in units if wanted & content_stems(u.context)]
+    units = [u for u in units if wanted & content_stems(u.context) or any(_headed_by(u.context, d) for d in targets)]
     if not units:
         return None
     _score(work, units)
-    best = max(units, key=lambda u: (u.context_semantic, u.score))
-    if best.context_semantic < GUIDE_HEADING_SEMANTIC:
+    # a section headed by the product in view's name ("Brass khal batta care" for "how to clean the brass mortar?"
+    # about the Brass Khal Batta (Mortar & Pestle)) is its guide, however far its heading reads from the question
+    named = [u for u in units if any(_headed_by(u.context, d) for d in targets)]
+    best = max(named or units, key=lambda u: (u.context_semantic, u.score))
+    if best.context_semantic < GUIDE_HEADING_SEMANTIC and not named:
         return None
     entry = sorted((u for u in units if u.evidence.passage.id == best.evidence.passage.id), key=lambda u: u.key)
     answer = _Answer()

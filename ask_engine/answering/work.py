@@ -78,6 +78,7 @@ class _Unit:
     # a lead-in that is only a label ("Covered:", "This includes:"): the sentence before it on its line, which says
     # what the list is ("Our own cookware can be returned within 100 days, even if you've cooked with it.")
     opener: str = ""
+    line_first: _Unit | None = None  # the first sentence of its line, for a later one ("… $35 to NZ. Not available …")
 
     def lead_in(self) -> str:
         """The lead-in as quoted before its items: with its opener when it is only a label."""

@@ -75,6 +75,8 @@ def _split_line(line: str) -> list[str]:
             continue
         if re.search(r"(?:^|\s)[A-Z]\.$", candidate):  # an initial: "J. Smith"
             continue
+        if candidate[-1:] in "!?" and line[match.start() : match.start() + 1] == ")" and "(" in candidate:
+            continue  # a bracket's own "!" closes the bracket, not the sentence: "(… no daylight saving!) Mon-Fri go out"
         if _DOTTED.search(candidate):
             # "the U.S. Virgin Islands", "P.O. Boxes", "9 a.m. Monday": a dotted abbreviation ends a sentence only
             # where a word that opens sentences follows ("… within the U.S. We also …")
