@@ -142,6 +142,17 @@ PRODUCTS: list[dict[str, Any]] = [
         "42.00",
         vendor=OWN,
     ),
+    one_option_product(
+        13,
+        "Plant Marker Paint Pens",
+        "plant-marker-paint-pens",
+        "<p>Weatherproof pens for labelling pots and stakes.</p><p>Water-based ink: no added colourants, no "
+        "solvents.</p>",
+        "Labels",
+        vendor=OWN,
+        option="Pack",
+        prices={"4 pens": "14.00", "8 pens": "24.00"},
+    ),
     single_variant_product(
         9,
         "Ash Garden Rake",
@@ -300,6 +311,8 @@ def test_words_read_as_meant() -> None:
     assert parse_query("do you have the heart sparklers in").stock
     assert parse_query("have you got these in?").stock
     assert not parse_query("do you have the jacket in red").stock
+    assert not parse_query("any artificial colour or dye in it?").options
+    assert parse_query("what colours does it come in?").options
     # a four-letter word is no slip for another of one letter changed
     assert spelled("do you take amex", lambda w: {"apex": 3}.get(w, 0)) == "do you take amex"
     assert spelled("is it in stcok", lambda w: {"stock": 3}.get(w, 0)) == "is it in stock"
@@ -384,6 +397,8 @@ CASES = [
     ("My son's 17, can he sign for the delivery if I'm at work?", "", ["18 or over"], ["couldn't find"]),
     # a guide's section headed by the product's name is its care guide, however far the heading reads
     ("how do I clean the soil knife, it's rusty", "", ["steel wool"], []),
+    # "artificial colour" asks what is in it, not which colours it comes in
+    ("any artificial colour in the plant marker paint pens?", "", ["no added colourants"], ["colours"]),
     # the product's kind's own delivery rule comes first, its later sentence with it
     ("can you send the ash garden rake to the UK?", "", ["Not available to the"], []),
 ]
