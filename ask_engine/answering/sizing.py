@@ -91,11 +91,11 @@ def _entries(doc: Document, values: tuple[str, ...], task: Task | None = None) -
     if own or task is None:
         return own
     sections = _guide_sections(task, doc)
-    return _matching(sections, starts, values) or _matching(_inline(sections, inline, values), starts, values)
+    return _matching(sections, starts, values) or _matching(_inline(sections, inline), starts, values)
 
 
 def _inline(
-    parts: Sequence[tuple[str, str, str, int | None]], inline: re.Pattern[str], values: tuple[str, ...]
+    parts: Sequence[tuple[str, str, str, int | None]], inline: re.Pattern[str]
 ) -> list[tuple[str, str, str, int | None]]:
     """The entries of lines giving two sizes or more each before its range ("Hood: measure around your head. S 54-56
     cm, M 56-58 cm, L 58-60 cm"), each as its own part led by the line's label ("Hood: M 56-58 cm"); the sizes are of
@@ -103,13 +103,23 @@ def _inline(
     out: list[tuple[str, str, str, int | None]] = []
     for part, _, _, cite in parts:
         found = [m for m in inline.finditer(part) if re.search(r"[^\W\d_]", m.group(1))]
-        if len(found) < 2:
-            continue
-        label = re.match(r"^([^:.;,]{1,30}):", part)
-        lead = f"{label.group(1)}: " if label else ""
-        for m, after in zip(found, [*found[1:], None], strict=True):
-            piece = part[m.start(1) : after.start() if after is not None else len(part)].rstrip(" ,;.")
-            out.append((f"{m.group(1)}: {piece[len(m.group(1)) :].strip()}", "", f"{lead}{piece}", cite))
+        out += [
+            (f"{size}: {piece[len(size) :].strip()}", "", quoted, cite) for size, piece, quoted in _pieces(part, found)
+        ]
+    return out
+
+
+def _pieces(line: str, found: Sequence[re.Match[str]]) -> list[tuple[str, str, str]]:
+    """Each size `found` in `line` with its piece ("M 56-58 cm") and the piece as quoted after the line's label ("Hood:
+    M 56-58 cm"), where the line gives two sizes or more."""
+    if len(found) < 2:
+        return []
+    label = re.match(r"^([^:.;,]{1,30}):", line)
+    lead = f"{label.group(1)}: " if label else ""
+    out: list[tuple[str, str, str]] = []
+    for m, after in zip(found, [*found[1:], None], strict=True):
+        piece = line[m.start(1) : after.start() if after is not None else len(line)].rstrip(" ,;./")
+        out.append((m.group(1), piece, f"{lead}{piece}"))
     return out
 
 
@@ -281,15 +291,11 @@ def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
         entries: list[_Entry] = []
         for line in (line.strip() for line in passage.text.split("\n")[1:]):
             row = _SIZE_ROW.match(line)
-            if row and "siz" in {stem for stem in content_stems(row.group(1))}:
+            if row and "siz" in content_stems(row.group(1)):
                 entries.append(_Entry(row.group(2), line, _ranges(line), cite=unit.evidence.number))
                 continue
-            found = list(_LETTER_SIZE.finditer(line))
-            label = re.match(r"^([^:.;,]{1,30}):", line)
-            lead = f"{label.group(1)}: " if label else ""
-            for m, after in zip(found, [*found[1:], None], strict=True) if len(found) > 1 else ():
-                piece = line[m.start(1) : after.start() if after is not None else len(line)].rstrip(" ,;./")
-                entries.append(_Entry(m.group(1), f"{lead}{piece}", _ranges(piece), cite=unit.evidence.number))
+            for size, piece, quoted in _pieces(line, list(_LETTER_SIZE.finditer(line))):
+                entries.append(_Entry(size, quoted, _ranges(piece), cite=unit.evidence.number))
         fitting = _fitting([e for e in entries if e.ranges], intent.text, figures)
         if fitting:
             answer = _Answer()
