@@ -139,7 +139,7 @@ def test_strength_is_a_kind_of_figure_and_a_weight_limit_is_no_weight() -> None:
 
 
 def test_a_fact_states_another_kind_only_against_one_kind_asked() -> None:
-    from ask_engine.answering.product import _other_kind
+    from ask_engine.answering.addressing import other_kind as _other_kind
 
     # semiPQA: "Load capacity: 150 lb" states a strength by its label; "how big?" asks for size in general
     assert _other_kind("Weight: 6.2 kg", asked_measures("is there a weight limit on it?"))

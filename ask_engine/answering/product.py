@@ -275,7 +275,9 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     drop = [
         u for u in chosen if u.kind == "description" and len(stated_kinds(u.text)) == 1 and other_kind(u.text, kinds)
     ]
-    dropped = bool(drop) and len(drop) == len(chosen) and not facts and not intent.yes_no
+    # (a count is stated by a bare number: "how many crystals?" and a "4M" kit say nothing either way)
+    counted = any(k.name in ("count", "percentage", "place") for k in kinds)
+    dropped = bool(drop) and len(drop) == len(chosen) and not facts and not intent.yes_no and not counted
     if dropped:  # (nor is a notice or another line, which states no figure of the asked kind either)
         chosen, ranked = [], [(p, u) for p, u in ranked if u not in drop]
     figureless = (

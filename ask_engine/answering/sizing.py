@@ -144,6 +144,7 @@ def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int 
     title = content_stems(doc.title)
     kind = content_stems(doc.product_type or "")
     out: list[tuple[str, str, str, int | None]] = []
+    kinds: list[tuple[str, str, str, int | None]] = []
     for ev in task.evidence:
         passage = ev.passage
         if passage.kind != "page" or " — " not in passage.title:
@@ -151,16 +152,18 @@ def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int 
         page, section = passage.title.split(" — ", 1)
         heading = content_stems(section)
         named = bool(heading) and bool(title) and (title <= heading or (len(heading) >= 2 and heading <= title))
-        # ... or by its kind ("Hoods & gloves" for a hood whose product type is "Hoods & Gloves", "Men's wetsuits
-        # (Reefline & Bare)" for a suit of type "Wetsuits")
-        named = named or bool(kind and kind <= heading)
+        lines = [line.strip() for line in passage.text.split("\n")[1:] if line.strip()]
+        # ... or, where no section is, by its kind ("Hoods & gloves" for a hood whose product type is "Hoods & Gloves",
+        # "Men's wetsuits (Reefline & Bare)" for a suit of type "Wetsuits"; not another pair of gloves' own table)
+        if not named and kind and kind <= heading:
+            kinds += [(line, "", line, ev.number) for line in lines]
+            continue
         # ... or a section of a guide whose own title names the product's kind in two words or more ("Bee Suit Size
         # Guide" for the "Ventilated Bee Suit"): only its rows starting with one of the product's sizes are read
         if not named and len(content_stems(page) & title) < 2:
             continue
-        lines = [line.strip() for line in passage.text.split("\n")[1:] if line.strip()]
         out += [(line, "", line, ev.number) for line in lines]
-    return out
+    return out or kinds
 
 
 _CELL = re.compile(r"([^:,;]{1,40}):\s*([^,;]+)")
