@@ -141,6 +141,8 @@ def alternation(words: Iterable[str]) -> str:
 
 
 PREPOSITIONS: frozenset[str] = frozenset(_LEXICON["prepositions"])
+# the currency signs an amount is written with ("₹1,150", "12 €")
+CURRENCY_SIGNS = "£$€¥₹₩₪₱₫฿₺₴₦"
 # "Do you (still) sell / stock / carry ...?": whether the shop offers something (lexicon data)
 _OFFER = _LEXICON["offer_questions"]
 OFFER_QUESTION_RE = re.compile(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from ask_engine.catalog.verdicts import lowest_price
 from ask_engine.config import Settings
 from ask_engine.countries import group_members
-from ask_engine.language import content_stems, country_codes_in, parse_query, text_cue
+from ask_engine.language import CURRENCY_SIGNS, content_stems, country_codes_in, parse_query, text_cue
 from ask_engine.towns import postcode_areas_listed, town_named
 from ask_engine.types import Document, Evidence, Hit, Resolution
 
@@ -127,7 +127,7 @@ def with_listed_products(
 COST_RE = re.compile(r"\b(?:how\s+much|cost|costs|price|prices|rates?|charges?|fees?|free|postage)\b", re.IGNORECASE)
 # an amount of money: a currency's sign before it ("₹1,150", "Rs 500") or its code on either side ("CHF 12", "99 SEK")
 _CODES = "USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK|INR|JPY|SGD|HKD|ZAR|MXN|BRL|PLN|CZK|HUF|AED|SAR|ILS|KRW|TRY|CNY|THB|MYR|PHP"
-AMOUNT_RE = re.compile(rf"[$€£¥₹₩₪₱₫฿₺₴₦₽]\s?\d|\bRs\.?\s?\d|\b(?:{_CODES})\s?\d|\d[\d.,]*\s?(?:{_CODES})\b")
+AMOUNT_RE = re.compile(rf"[{CURRENCY_SIGNS}₽]\s?\d|\bRs\.?\s?\d|\b(?:{_CODES})\s?\d|\d[\d.,]*\s?(?:{_CODES})\b")
 RATE_EVIDENCE_MAX = 2
 SHIPPING_POLICY = "policy:shipping_policy"
 

@@ -216,9 +216,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # its answer) answer, before any using the word as a noun ("Once your return arrives we'll process your
         # refund within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return
         # a leotard?")
-        verb = re.escape(
-            next(g for g in deadline.groups() if g)
-        )  # "how long do I have to return it?", "returns window"
+        # (the verb of "how long do I have to return it?", or of "returns window")
+        verb = re.escape(next(g for g in deadline.groups() if g))
         acted = re.compile("|".join(p.replace("{verb}", verb) for p in _ACTED_ON), re.IGNORECASE)
         kinds = (intent.stems | in_view) & task.kind_words
 

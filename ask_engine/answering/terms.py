@@ -76,13 +76,13 @@ def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
     """A page or FAQ section whose heading names what a how-to question is about, quoted from its start."""
     units = [u for u in _units(work.task) if u.evidence.passage.kind != "product" and not u.header]
     wanted = work.asked - _GENERIC_QUERY_STEMS - _HOW_TO_STEMS
-    units = [u for u in units if wanted & content_stems(u.context) or any(_headed_by(u.context, d) for d in targets)]
+    # (a section headed by the product in view's name ("Brass khal batta care" for "how to clean the brass mortar?"
+    # about the Brass Khal Batta (Mortar & Pestle)) is its guide, however far its heading reads from the question)
+    named = [u for u in units if any(_headed_by(u.context, d) for d in targets)]
+    units = [u for u in units if wanted & content_stems(u.context) or u in named]
     if not units:
         return None
     _score(work, units)
-    # a section headed by the product in view's name ("Brass khal batta care" for "how to clean the brass mortar?"
-    # about the Brass Khal Batta (Mortar & Pestle)) is its guide, however far its heading reads from the question
-    named = [u for u in units if any(_headed_by(u.context, d) for d in targets)]
     best = max(named or units, key=lambda u: (u.context_semantic, u.score))
     if best.context_semantic < GUIDE_HEADING_SEMANTIC and not named:
         return None

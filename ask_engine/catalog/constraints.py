@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from ask_engine.language import COLOUR_WORDS, CONCEPTS, alternation, normalize, stem
+from ask_engine.language import COLOUR_WORDS, CONCEPTS, CURRENCY_SIGNS, alternation, normalize, stem
 
 __all__ = [
     "Attribute",
@@ -129,7 +129,7 @@ class Understood:
 # --- prices -----------------------------------------------------------------------------------------------
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?"
-_SYMBOLS = "£$€¥₹₩₪₱₫฿₺₴₦"
+_SYMBOLS = CURRENCY_SIGNS
 
 
 def _amount(p: str) -> str:
