@@ -154,6 +154,8 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             r"(?:north|south|central|latin)\s+$", norm[: m.start()], re.I
         ):
             continue
+        if word.lower() == "american" and re.match(r"\s+express\b", norm[m.end() :], re.I):
+            continue  # the payment card, no place
         code = names.get(word.lower())
         if code:
             # "British Columbia" is a province of Canada, not Britain; "New Mexico" a state of the US
@@ -288,3 +290,16 @@ def region_named(text: str) -> tuple[str, str] | None:
             if hit is not None:
                 return hit
     return None
+
+
+def elsewhere_only(text: str, code: str) -> bool:
+    """`text` (a section's heading) names countries, none of them `code` nor a group holding it, and neither limits
+    nor bars: its lines are their rule ("Australia" over "We ship parcels only to Australia – no kayaks", asked about
+    Wellington); "Items we can only send within Ireland" holds for everywhere it leaves out."""
+    if _LIMITING.search(text):
+        return False
+    codes = country_codes_in(text)
+    return bool(codes) and code not in codes and not any(code in m for m in group_members(text).values())
+
+
+_LIMITING = re.compile(r"\b(?:only|not|no|cannot|can't|can ?not|except|excluding|outside|restrict\w*)\b", re.IGNORECASE)

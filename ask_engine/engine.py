@@ -34,7 +34,15 @@ from ask_engine.language import content_stems, informal_synonyms, with_shop_syno
 from ask_engine.models import AskRequest, AskResponse, Conversation, Message
 from ask_engine.protocols import ConversationStore, Embedder, Generator
 from ask_engine.resolve import expand_follow_up, resolve
-from ask_engine.retrieve import Mode, Retriever, policy_intents, with_listed_products, with_rate_passages
+from ask_engine.retrieve import (
+    Mode,
+    Retriever,
+    policy_intents,
+    with_address_passages,
+    with_listed_products,
+    with_own_rule_passages,
+    with_rate_passages,
+)
 from ask_engine.spelling import compounds, spelled
 from ask_engine.types import (
     Document,
@@ -350,7 +358,9 @@ class Engine:
                 vector = embedder.embed_query(query) if needed else None
                 retrieved = state.retriever.retrieve(query, resolution, mode=retrieval, vector=vector)
                 gathered = with_listed_products(index, retrieved, question.text, resolution)
-                outcome.evidence = sanitize_evidence(with_rate_passages(index, gathered, question.text, resolution))
+                gathered = with_rate_passages(index, gathered, question.text, resolution)
+                gathered = with_own_rule_passages(index, gathered, question.text, resolution)
+                outcome.evidence = sanitize_evidence(with_address_passages(index, gathered, question.text, resolution))
             task = Task(
                 query=question.text,
                 evidence=outcome.evidence,

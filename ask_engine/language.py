@@ -65,6 +65,7 @@ _STOPWORDS: frozenset[str] = frozenset(_LEXICON["stopwords"])
 _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["synonyms"])
 # Groups of words for one thing, one of them informal ("vegetarian", "veggie"; lexicon data): they fold as synonyms do
 _INFORMAL_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["informal_words"])
+INFORMAL_WORDS = frozenset(w for group in _INFORMAL_GROUPS for w in group)  # "cals" is no slip for "calls"
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
@@ -178,11 +179,18 @@ def informal_synonyms(text: str, uses: Callable[[str], int]) -> ShopSynonyms:
     """The lexicon's informal words `text` uses that the shop's text does not, each with the word of its group the
     shop uses most (`uses`: how many of the shop's passages use a lower-case word), in `with_shop_synonyms`' shape:
     "is it ok for my veggie sister?" reads "veggie (vegetarian)" where the shop writes "vegetarian"."""
-    words = {w.lower() for w in _TOKEN_RE.findall(text)}
+    words, low = {w.lower() for w in _TOKEN_RE.findall(text)}, text.lower()
+
+    def says(w: str) -> bool:  # (a group's phrase, "american express", is said whole)
+        return w in words or f"{w}s" in words if " " not in w else re.search(rf"\b{re.escape(w)}\b", low) is not None
+
+    def shop_uses(w: str) -> int:  # ... and used where the shop uses each of its words
+        return uses(w) if " " not in w else min(uses(part) for part in w.split())
+
     pairs: list[tuple[str, tuple[str, ...]]] = []
     for group in _INFORMAL_GROUPS:
-        said = tuple(w for w in group if (w in words or f"{w}s" in words) and uses(w) <= 0)
-        used = [(uses(w), w) for w in group if w not in said and uses(w) > 0]
+        said = tuple(w for w in group if says(w) and shop_uses(w) <= 0)
+        used = [(shop_uses(w), w) for w in group if w not in said and shop_uses(w) > 0]
         if said and used:
             pairs.append((max(used)[1], said))
     return tuple(pairs)

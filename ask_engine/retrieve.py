@@ -173,6 +173,10 @@ def with_rate_passages(
         named += [
             p for p in policy if p not in named and any(codes & members for members in group_members(p.text).values())
         ]
+    if not named and not any(ev.passage.doc_id == SHIPPING_POLICY for ev in out):
+        # "can you send books to Japan?", a destination the policy never names, with none of it retrieved: its
+        # passage naming the most places says where the shop does ship (and that the destination is not among them)
+        named = sorted(policy, key=lambda p: -(len(country_codes_in(p.text)) + 2 * len(group_members(p.text))))[:1]
     docs = [index.documents[d] for d in (resolution.doc_ids if resolution else ()) if d in index.documents]
     titles = [d.title for d in docs]
     own = [p for p in policy if any(t.lower() in p.text.lower() for t in titles if t)]
@@ -182,6 +186,72 @@ def with_rate_passages(
     tables = [p for p in policy if len(AMOUNT_RE.findall(p.text)) >= 2] if COST_RE.search(query) else []
     tables.sort(key=lambda p: -len(AMOUNT_RE.findall(p.text)))  # stable: the policy's order among equals
     for passage in dict.fromkeys([*own[:RATE_EVIDENCE_MAX], *named[:RATE_EVIDENCE_MAX], *tables[:RATE_EVIDENCE_MAX]]):
+        out.append(Evidence(len(out) + 1, passage, 0.0))
+    return out
+
+
+REFUND_POLICY = "policy:refund_policy"
+TERMS = "policy:terms_of_service"
+_CANCEL = re.compile(r"(?<!noise )(?<!noise-)\bcancel", re.IGNORECASE)  # (not "noise cancelling")
+RULE_EVIDENCE_MAX = 2
+
+
+def _kind_phrases(doc: Document) -> list[str]:
+    """The phrases naming a product's kind in a policy: its product type, its title's last two words (its head: the
+    "… High-Performance Thermal Paste"), and its tags of two words or more ("thermal paste")."""
+    words = doc.title.split()
+    phrases = [doc.product_type or "", " ".join(words[-2:]) if len(words) > 2 else ""]
+    phrases += [t for t in doc.tags if len(t.split()) > 1]
+    return [p.strip().lower() for p in phrases if len(p.strip()) > 3]
+
+
+def with_own_rule_passages(
+    index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution | None = None
+) -> list[Evidence]:
+    """`evidence`, and after it, for a returns or cancelling question about a product in view, the refund policy's
+    passages that name the product's kind (up to RULE_EVIDENCE_MAX): "I opened the TX-9, can I send it back?" is answered by the
+    restocking table's row "Thermal paste and other consumables: … Not returnable once opened", which shares no word
+    with the question; its rule, wherever retrieval ranked it."""
+    out = list(evidence)
+    cancel = bool(_CANCEL.search(query))
+    if resolution is None or not resolution.doc_ids or not ("refund_policy" in policy_intents(query) or cancel):
+        return out
+    docs = [index.documents[d] for d in resolution.doc_ids if d in index.documents]
+    phrases = {p for d in docs if d.kind == "product" for p in _kind_phrases(d)}
+    if not phrases:
+        return out
+    naming = re.compile(rf"(?<![\w-])(?:{'|'.join(re.escape(p) for p in sorted(phrases))})(?:e?s)?(?![\w-])", re.I)
+    have = {ev.passage.id for ev in out}
+    own = [p for p in index.passages_of(REFUND_POLICY) if p.id not in have and naming.search(p.text)]
+    # ... and, asked about cancelling, the terms' section headed by it ("Book Club": "You can cancel at any time and
+    # we'll refund the months not yet posted")
+    own += [p for p in index.passages_of(TERMS) if cancel and p.id not in have and naming.search(p.title)]
+    for passage in own[:RULE_EVIDENCE_MAX]:
+        out.append(Evidence(len(out) + 1, passage, 0.0))
+    return out
+
+
+_ASKS_ADDRESS = text_cue("asks_address", re.IGNORECASE)  # "where's your store located?"
+_STREET_ADDRESS = text_cue("street_address")  # "2150 Frontier Way", "Unit 7, Heron Cross Works"
+ADDRESS_EVIDENCE_MAX = 2
+
+
+def with_address_passages(
+    index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution | None = None
+) -> list[Evidence]:
+    """`evidence`, and after it, when the question asks where the shop is and no passage of it states a street
+    address, the shop's own passages (pages, policies, FAQ) that do, in the shop's order (up to ADDRESS_EVIDENCE_MAX):
+    "wheres your store located" shares no word with a page's "Address" section ("2150 Frontier Way, Suite 104")."""
+    out = list(evidence)
+    if (resolution is not None and resolution.doc_ids) or not _ASKS_ADDRESS.search(query.lower()):
+        return out
+    # (a policy's address is more often where returns go: a page's or an FAQ entry's says where the shop is)
+    if any(ev.passage.kind in ("page", "faq") and _STREET_ADDRESS.search(ev.passage.text) for ev in out):
+        return out
+    have = {ev.passage.id for ev in out}
+    placed = [p for p in index.passages if p.kind != "product" and p.id not in have and _STREET_ADDRESS.search(p.text)]
+    placed.sort(key=lambda p: p.kind not in ("page", "faq"))  # (stable: the shop's order among each)
+    for passage in placed[:ADDRESS_EVIDENCE_MAX]:
         out.append(Evidence(len(out) + 1, passage, 0.0))
     return out
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from ask_engine.language import ShopSynonyms, american_spelling, spelling_variants
+from ask_engine.language import INFORMAL_WORDS, ShopSynonyms, american_spelling, spelling_variants
 
 __all__ = ["compounds", "english_word", "spelled"]
 
@@ -66,7 +66,7 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         low = word.lower()
-        if uses(low):
+        if uses(low) or low in INFORMAL_WORDS:  # ("cals" is read as "calories", not corrected to "calls")
             return word
         if word[0].isupper() and not _SENTENCE_END.search(text[: match.start()]):
             return word  # a name: "Do you ship to Wagga Wagga?"

@@ -71,17 +71,30 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
     (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
     have to report damage?" insists on "report", not on "long")."""
-    names = _query_names(intent.text)
+    names, aged = _query_names(intent.text), _aged(intent)
     counts: dict[str, int] = {}
     for u in units:
         words = _said_by(u)
-        for w in intent.stems - ignore - names - _GENERIC_QUERY_STEMS - framing_stems(intent.text) - _VAGUE_STEMS:
+        for w in (
+            intent.stems - ignore - names - aged - _GENERIC_QUERY_STEMS - framing_stems(intent.text) - _VAGUE_STEMS
+        ):
             if w in words and not w.isdigit() and not _DENIAL.fullmatch(w):  # "not royal mail": "not" is no topic
                 counts[w] = counts.get(w, 0) + 1
     if len(counts) < 2:
         return None  # one shared word is the whole overlap; nothing more specific to insist on
     rarest = min(counts, key=lambda w: counts[w])
     return rarest if counts[rarest] * 4 <= len(units) else None
+
+
+_AGED = re.compile(rf"(?:{text_cue('age_phrase').pattern})(?:\s+[a-z]+)?", re.IGNORECASE)  # "17 yr old son"
+
+
+def _aged(intent: Intent) -> frozenset[str]:
+    """ "can my 17 yr old son collect it?": an age and the person it describes are who asks, not what."""
+    return content_stems(" ".join(m.group(0) for m in _AGED.finditer(intent.lower)))
+
+
+_BESIDE = re.compile(r"([\w'-]+) \(([^()]+)\)")  # a shopper's word and the shop's beside it ("veggie (vegetarian)")
 
 
 def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: frozenset[str]) -> list[str]:
@@ -95,7 +108,12 @@ def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: 
     # figure ("address", "weight") is one a sentence stating it need not use
     wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
     wanted -= _VAGUE_STEMS  # "leaking everywhere": a vague word is not what a sentence must say
+    wanted -= _aged(intent)
     unsaid = {w for w in wanted if w not in said and not w.isdigit()}
+    # "amex (american express)": a word the shop's own words follow in brackets is said by them
+    for asked, own in _BESIDE.findall(intent.text):
+        if content_stems(own) <= said:
+            unsaid -= content_stems(asked)
     # "casting lessons" is said by "casting clinic": the same first word, and a second one that reads the same
     unsaid -= {
         w

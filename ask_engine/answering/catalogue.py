@@ -20,7 +20,7 @@ from ask_engine.answering.facts import (
     _subject,
 )
 from ask_engine.answering.gaps import product_gaps, shop_gap
-from ask_engine.answering.options import _match_options, _options, _variants_with
+from ask_engine.answering.options import _is_size_option, _match_options, _options, _variants_with
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
@@ -34,7 +34,7 @@ from ask_engine.answering.query import (
 from ask_engine.answering.units import Unit, product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Work
 from ask_engine.chunking import quotable_lines
-from ask_engine.language import Intent, content_stems, mentions_concept, text_cue, word_list, word_stems
+from ask_engine.language import Intent, content_stems, join_and, mentions_concept, text_cue, word_list, word_stems
 from ask_engine.phrases import phrase
 from ask_engine.retrieve import PRICE_LIST_MAX, price_ordered
 from ask_engine.types import Document, Evidence, Task
@@ -198,10 +198,21 @@ def _catalogue(work: _Work, targets: list[Document]) -> _Answer | None:
         # "Do you sell iPhones?" when the products naming iPhones are none of them one (cases, screen protectors):
         # the thing asked for is what they are for, not what they are; `_not_offered` says so
         return None
+    # "which of your wetsuits come in navy?": those that come in the value named, said so (not their price)
+    chosen = {d.id: c for d in keep if (c := _match_options(intent, _options(d))[0])}
+    keep = [d for d in keep if d.id in chosen] if chosen and intent.colours else keep
     answer = _Answer()
     for doc in keep:
         if len(answer.sentences) >= 3:
             break
+        if doc.id in chosen:
+            sized = [f"size {v}" if _is_size_option(n) else v for n, vs in chosen[doc.id].items() for v in vs]
+            values, variants = join_and(sized), _variants_with(doc, chosen[doc.id])
+            answer.use(doc.id)
+            answer.claim(f"The {doc.title} comes in {values}", _cites_for(task, doc), doc=doc.id)
+            if variants and all(v.available is False for v in variants):
+                answer.claim(f"{values} is sold out", _cites_for(task, doc), doc=doc.id)
+            continue
         fact = None
         # "do you sell chargers?" asks for chargers, whatever attribute the word "charger" also reads as
         if intent.concepts and not (asked_head and asked_head in _heads(doc)):

@@ -9,6 +9,7 @@ from ask_engine.answering.gaps import option_gap
 from ask_engine.answering.measures import written_forms
 from ask_engine.answering.options import (
     _ANY_OPTION,
+    _ASKS_WHICH,
     _OPTION_WORD,
     _is_colour_option,
     _is_size_option,
@@ -103,14 +104,14 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         and not intent.stock
         and not intent.price
         and not missing
-        and intent.yes_no
+        and (intent.yes_no or _ASKS_WHICH.search(intent.lower))
         and not named
         and _asks_only_having(intent, doc, chosen)
     ):
         named_values = [v for vals in chosen.values() for v in vals]
         # "do you have it in white, size S?" when that one is sold out: it comes in them, but is not had
         had = not variants or any(v.available is not False for v in variants)
-        yes = "Yes, the" if had else "The"
+        yes = "Yes, the" if had and intent.yes_no else "The"  # (not for "which of your coolers come in white?")
         if len(chosen) > 1 and not variants and doc.variants:
             # "do the dpns come in 5mm in the 15cm length?": each value is sold, but no variant has both; the
             # variants with the first value are what it comes in

@@ -3,9 +3,10 @@ different units compare: a size guide's ranges and a size option's values."""
 
 from __future__ import annotations
 
+import math
 import re
 
-__all__ = ["FIGURE_ONLY", "measure", "measures_in", "value_pattern", "with_label_units", "written_forms"]
+__all__ = ["FIGURE_ONLY", "measure", "measures_in", "ranges_in", "value_pattern", "with_label_units", "written_forms"]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = (
@@ -57,6 +58,21 @@ def measure(text: str) -> tuple[float, str] | None:
 def measures_in(text: str) -> list[tuple[float, str]]:
     """Every figure with a unit in `text`, in its kind's base unit ("the 1kg bag" → [(1.0, "kg")])."""
     return [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
+
+
+def ranges_in(text: str) -> tuple[tuple[float, float, str], ...]:
+    """Every range `text` states, in its kind's base unit: (low, high, base unit)."""
+    text = with_label_units(text)
+    found = [(m.group(1), m.group(2), m.group(3)) for m in _RANGE.finditer(text)]
+    found += [("0", m.group(1), m.group(2)) for m in _UP_TO.finditer(text)]
+    found += [(m.group(1), "inf", m.group(2)) for m in _AND_UP.finditer(text)]
+    found += [(m.group(1), "inf", m.group(2)) for m in _OVER.finditer(text)]
+    out = []
+    for low, high, unit in found:
+        lo, base = _base(_number(low), _unit(unit))
+        hi = math.inf if high == "inf" else _base(_number(high), _unit(unit))[0]
+        out.append((lo, hi, base))
+    return tuple(out)
 
 
 # a table's cell whose header carries the unit ("Chest (cm): 84-92"), its figures bare

@@ -138,12 +138,17 @@ def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float
     title, handle, type, tags and option values), a generic query word or a word framing a figure."""
     if probability < NEAR_STATED_BAR:
         return False
-    naming = _product_words(doc) | _title_stems(doc) | value_stems(doc) | _GENERIC_QUERY_STEMS
-    # "this mic" names the product in view when its own text calls it so ("one of the quietest mics")
-    own = content_stems(doc.body)
-    naming |= frozenset(w for w in content_stems(" ".join(_DEMONSTRATED.findall(work.intent.lower))) if w in own)
-    wanted = work.intent.stems - naming - framing_stems(work.intent.text)
+    wanted = work.intent.stems - naming_stems(work, doc) - framing_stems(work.intent.text)
     return bool(wanted & content_stems(unit.text))
+
+
+def naming_stems(work: _Work, doc: Document) -> frozenset[str]:
+    """The question's words that may name the product in view: its title, handle, type, tags and option values, a
+    generic query word, and the word after a demonstrative that its own text uses ("this mic", where the description
+    says "one of the quietest mics")."""
+    naming = _product_words(doc) | _title_stems(doc) | value_stems(doc) | _GENERIC_QUERY_STEMS
+    own = content_stems(doc.body)
+    return naming | frozenset(w for w in content_stems(" ".join(_DEMONSTRATED.findall(work.intent.lower))) if w in own)
 
 
 def _near_sentence(
@@ -214,3 +219,15 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     ):
         return None
     return lines[best][1]
+
+
+def past_named(
+    work: _Work, doc: Document, ranked: list[tuple[float, Unit]], named: Sequence[Unit]
+) -> list[tuple[float, Unit]]:
+    """`ranked` without the `named` units (options only a value of which the question names, which say which variant is
+    meant) where the next unit says a word asked beyond the values and the product's name, and so may be the nearest
+    line ("can I put a rudder on the no-rudder one later?" and "… can be retrofitted later", below the bar); else
+    `ranked` as it is ("dimensions of shape 1?" and "Shape 1 is the tall dome": no nearest line)."""
+    rest = [(p, u) for p, u in ranked if u not in named]
+    asked = work.intent.stems - naming_stems(work, doc)
+    return rest if named and rest and asked & content_stems(rest[0][1].text) else ranked

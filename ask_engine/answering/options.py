@@ -8,13 +8,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ask_engine.answering.measures import FIGURE_ONLY, measure, measures_in, value_pattern
+from ask_engine.answering.measures import FIGURE_ONLY, measure, measures_in, ranges_in, value_pattern
 from ask_engine.answering.query import _head
 from ask_engine.answering.units import Unit
 from ask_engine.language import (
     Intent,
     content_stems,
     lexicon_section,
+    mentions_concept,
     text_cue,
     word_list,
 )
@@ -39,6 +40,7 @@ _COLOUR_OPTION = text_cue("colour_option", re.IGNORECASE)  # an option name that
 _SIZE_OPTION = text_cue("size_option", re.IGNORECASE)  # an option name that holds sizes
 _ASKS_COLOUR = text_cue("asks_colour")
 _ASKS_SIZE = text_cue("asks_size")
+_ASKS_WHICH = text_cue("asks_which")  # "which one", "ok for", "what size": a choice among versions
 
 
 def value_stems(doc: Document) -> frozenset[str]:
@@ -165,6 +167,12 @@ def _match_options(
             singled = _singled_values(intent, values)
             if singled:
                 chosen[name] = singled
+        if name not in chosen and len(values) > 1 and asked_kinds:
+            # "how much for a 7 year old?" names "6-8 years", "she weighs 17kg" names "Child 15–25 kg": the value
+            # whose range holds a figure the question gives, the tightest of several
+            held = _holding_values(values, _free_figures(intent, options))
+            if held is not None:
+                chosen[name] = [held]
         if _is_size_option(name) and name not in chosen:
             # "the 1kg bag" for "1 kg", "500ml" for "0.5 L"; else "the smaller bottle", "the big bag"
             same = _same_measure(intent, values)
@@ -189,6 +197,35 @@ def _match_options(
                 missing.append((size_options[0], number))
     missing += [(name, value) for name, value in other if name not in chosen]
     return chosen, missing[:1]
+
+
+def _free_figures(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[float, str]]:
+    """The question's figures, less those that are an option's value ("6 months" of a plan, not a child's age)."""
+    values = {measure(v) for _, vs in options for v in vs if FIGURE_ONLY.fullmatch(v.strip())}
+    return [f for f in measures_in(intent.text) if f not in values]
+
+
+def _holding_values(values: Sequence[str], figures: Sequence[tuple[float, str]]) -> str | None:
+    """The one value stating a range that holds one of `figures` (in the same base unit): the narrowest where ranges
+    nest ("Up to 15 kg" before "Up to 25 kg"); None where none does, or two do side by side."""
+    holding: list[tuple[float, str]] = []
+    for value in values:
+        spans = [hi - lo for x, unit in figures for lo, hi, u in ranges_in(value) if u == unit and lo <= x <= hi]
+        if spans:
+            holding.append((min(spans), value))
+    holding.sort()
+    if not holding or (len(holding) > 1 and holding[0][0] == holding[1][0]):
+        return None
+    return holding[0][1]
+
+
+def held_concepts(intent: Intent, doc: Document) -> frozenset[str]:
+    """The asked concepts that an option value holding the question's figure answers: "how much for a 7 year old?"
+    asks the age only as the variant "Age: 6-8 years" does, which is no age left unrecorded."""
+    options = _options(doc)
+    figures = _free_figures(intent, options) if intent.concepts else []
+    held = [f"{name}: {value}" for name, values in options if (value := _holding_values(values, figures))]
+    return frozenset(c for c in intent.concepts if any(mentions_concept(h, c) for h in held))
 
 
 _SMALLEST = word_list("smallest_size_words")

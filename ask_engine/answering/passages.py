@@ -233,7 +233,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # "where are you guys located?" asks where the shop is: the best-ranked line of a page, policy or FAQ stating a
         # street address answers, with the lines after it in its section, however far its words are from the
         # question's ("1840 Commerce Pkwy, Suite B")
-        placed = next((u for u in ranked if u.evidence.passage.kind != "product" and _ADDRESS.search(u.text)), None)
+        # (a page's or an FAQ entry's address before a policy's, which is more often where returns go)
+        stating = [u for u in ranked if u.evidence.passage.kind != "product" and _ADDRESS.search(u.text)]
+        placed = min(stating, key=lambda u: u.evidence.passage.kind not in ("page", "faq"), default=None)
         if placed is not None:
             where = (placed.evidence.passage.id, placed.context)
             lines = sorted((u for u in units if (u.evidence.passage.id, u.context) == where), key=lambda u: u.key)
@@ -515,7 +517,7 @@ def _kind_rule(
         # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
         # ... or a rule whose label names the product's kind as what it is ("Kitchen tools (masala dabba, khal batta):
         # returnable within 7 days of delivery if unused"; the garam masala is no "masala dabba")
-        label = _RULE_LABEL.match(u.text)
+        label = _RULE_LABEL.match(u.text) if not (row := _FIRST_CELL.match(u.text)) else row  # (or a row's first cell)
         labelled = targets and label is not None and bool(kinds & _head_stems(label.group(1)))
         if not same_doc or not (_bare_item(u) or _kind_item(u) or _led_item(u) or labelled):
             continue
@@ -529,6 +531,8 @@ def _kind_rule(
 
 
 _RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty gift boxes: returnable within 7 days"
+# a table row's first cell: "Category: Thermal paste and other consumables, Unopened: …" names the goods of its rule
+_FIRST_CELL = re.compile(r"^[^:,;]{1,40}:\s*([^:,;]{3,80}),\s*[^:,;]{1,40}:")
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
 _RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
 
@@ -567,13 +571,14 @@ def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
     if len(chosen) < 2 or len({u.evidence.passage.id for u in chosen}) > 1:
         return chosen
     leads = {id(u.lead) for u in chosen if u.lead is not None}
-    items = [u for u in chosen if id(u) not in leads]
-    if not all(u.lead is not None or _bare_item(u) or _looks_like_item(u.text) or _ROW.match(u.text) for u in items):
-        return chosen  # sentences of prose support each other; only list lines stand alone
-    # the words of the section's heading and lead-in, and of its page's title, are every line's ("hours" under "Opening
-    # hours", "store" on "Our Stores")
+    # (prose stays, each sentence supporting the others; list lines stand alone: the Blue row, not the Yellow one)
+    listed = (
+        u for u in chosen if u.lead is not None or _bare_item(u) or _looks_like_item(u.text) or _ROW.match(u.text)
+    )
+    items = [u for u in listed if id(u) not in leads]
+    # (the words of its heading, lead-in and page title are every line's: "hours" under "Opening hours")
     words = {id(u): (content_stems(u.text) & asked) - _heading_words(u) for u in items}
-    return [u for u in chosen if id(u) in leads or not any(words[id(u)] < words[id(v)] for v in items if v is not u)]
+    return [u for u in chosen if id(u) not in words or not any(words[id(u)] < words[v] for v in words if v != id(u))]
 
 
 def _led_item(unit: _Unit) -> bool:

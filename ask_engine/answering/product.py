@@ -36,11 +36,14 @@ from ask_engine.answering.nearest import (
     _says_asked_words,
     _speaks_to,
     _tied,
+    naming_stems,
+    past_named,
 )
 from ask_engine.answering.options import (
     _colour_asked,
     _named_option,
     _named_variant,
+    held_concepts,
     names_value_only,
     value_stems,
 )
@@ -54,10 +57,10 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.sentences import _looks_like_item
 from ask_engine.answering.siblings import names_label, other_attribute, same_attribute, unrecorded_label
-from ask_engine.answering.sizing import _party_size, _size_guide, _table_row, _variant_row
+from ask_engine.answering.sizing import _held_value, _party_size, _size_guide, _table_row, _variant_row, named_row
 from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms
 from ask_engine.answering.units import Unit, usable_value
-from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work
+from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work, said_of
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     CONCEPTS,
@@ -96,8 +99,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "Do you sell the Marsh boot?" with the product named: it is in the catalogue; say so, with its price
         return _offered(work, targets)
     if _HOW_TO.match(intent.lower) and not (intent.price or intent.stock or intent.options):
-        # "How do I look after a cast iron pan?" is answered by the care guide's "Cast iron" section, not by
-        # the pan's recorded facts
+        # "How do I look after a cast iron pan?": the care guide's "Cast iron" section, not the pan's facts
         guide = _guide(work, targets)
         if guide is not None:
             return guide
@@ -110,13 +112,15 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # named are dropped: the product's own name stays out, as `_without_mentions` read it)
         kept = parse_query(described).concepts
         intent = work.intent = replace(intent, concepts=tuple(c for c in intent.concepts if c in kept))
+    if held := held_concepts(intent, doc):  # "how much for a 7 year old?": the variant "Age: 6-8 years" says the age
+        intent = work.intent = replace(intent, concepts=tuple(c for c in intent.concepts if c not in held))
     if intent.options and intent.colours and not asks_options(intent.text) and not _colour_asked(intent, doc):
         # "does the brisket rub have mustard in it?": a colour word ("mustard", "honey", "olive") said other than after
         # "in", of a product with no colour option and no option value naming it, names a thing in it, not an option
         intent = work.intent = replace(intent, options=False, colours=())
-    if not intent.options and _named_option(intent, doc):
-        # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for
-        # its values, as "colours" and "sizes" do
+    if not intent.options and _named_option(intent, doc) and intent.wh not in ("when", "where", "why", "how long"):
+        # "what scents does it come in?": an option name the merchant chose (Scent, Finish, Flavour) asks for its
+        # values, as "colours" and "sizes" do (not "when do the boxes go out?")
         intent = work.intent = replace(intent, options=True)
     elif not (intent.options or intent.price or intent.stock) and intent.yes_no and _asks_for_value(intent, doc):
         # "can I get the kettle in polished steel?", "can I buy it in a 1kg bag?": whether it comes in that option
@@ -126,12 +130,12 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "does the whisky come in a gift tube?" names neither an option nor one of its values: the description
         # may say ("70cl comes in a gift tube"), and the list of sizes would answer nothing
         intent = work.intent = replace(intent, options=False)
-    # "do u have it in clay size 0000?" asks whether that variant is had, which the size chart's row for 0000 does
-    # not say
+    # "do u have it in clay size 0000?" asks whether that variant is had, which its size chart row does not say
     having = intent.yes_no and not intent.price and _asks_for_value(intent, doc)
     guide = None
     if not having:
-        guide = _size_guide(work, doc) or _table_row(work, doc) or _variant_row(work, doc) or _party_size(work, doc)
+        guide = _size_guide(work, doc) or _held_value(work, doc) or _table_row(work, doc) or _variant_row(work, doc)
+        guide = guide or _party_size(work, doc) or named_row(work, doc)
     if guide is not None:
         # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes; "my dog is 32 kg, how much a
         # day?": the feeding table's row for 32 kg
@@ -157,8 +161,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     answer.extend(sold)
     # a price/stock/option reading that finds nothing to say ("can this be left outside?" is not "any left?") leaves
     # the question to the product's recorded units, as any other question
-    # "when will the 24 lb bag be back in stock?": that no restock date is recorded is the answer, beside the stock;
-    # the product's sizes, which the attribute reading finds, answer nothing
+    # "when will the 24 lb bag be back in stock?": no restock date recorded is the answer, not the product's sizes
     # (a product on backorder may say in its text when it ships: the reading runs as for any other question)
     backorder = any(v.status == "backorder" for v in doc.variants)
     restock_only = bool(sold.gaps) and all(g.key == "restock_date" for g in sold.gaps) and not backorder
@@ -208,9 +211,10 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             _state_units(answer, work, doc, chosen)
     if answer.not_recorded and has_policy_evidence and not recorded_elsewhere:
         # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?");
-        # not an attribute other products record as theirs ("bed temperature"), which no policy line gives for this one
-        policy = _select(work, targets, policy_only=True)
-        if policy is not None and not policy.not_recorded:
+        # not an attribute other products record as theirs ("bed temperature"), nor one saying fewer asked words than
+        # the product's line ("kayak seat" on a board, not the returns of "kayaks and paddle boards")
+        policy, asked = _select(work, targets, policy_only=True), intent.stems - naming_stems(work, doc)
+        if policy is not None and not policy.not_recorded and said_of(policy, asked) >= said_of(answer, asked):
             return policy
     return answer
 
@@ -237,8 +241,10 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
-    # (an option the question names only a value of says which variant is meant: "how much does the 35cm pack weigh?")
-    chosen = [u for u in _naming_units(_chosen_units(ranked), work, doc) if not names_value_only(intent, doc, u)]
+    # (an option only a value of which is named says which variant is meant: "how much does the 35cm pack weigh?")
+    named = [u for u in _chosen_units(ranked) if names_value_only(intent, doc, u)]
+    chosen = [u for u in _naming_units(_chosen_units(ranked), work, doc) if u not in named]
+    ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
     facts = [f for f in facts if not other_attribute(f.label, intent.concepts)]

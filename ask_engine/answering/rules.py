@@ -33,7 +33,7 @@ _SHARED_BONUS = 0.1
 
 
 def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document], intent: Intent) -> list[_Unit] | None:
-    """For a returns question, the refund policy's section about the goods asked of (the product in view's kind,
+    """For a returns (or cancelling) question, the refund policy's (or terms') section about the goods asked of (the product in view's kind,
     or the goods the question returns, lexicon `returned_goods`): its sentence naming them ("Sofas, beds, wardrobes
     and dining tables can be returned within 14 days") or, under a heading naming them ("Rugs"), its first; then
     the section's sentence
@@ -41,7 +41,9 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
     deducted" for "what does it cost to return a sofa?"), where that is another. A section naming the goods with
     a qualifier neither the question nor the product has ("Made-to-order sofas") comes after one naming them
     plainly. None where no section is about the goods."""
-    if not intent.stems & _RETURN_STEMS:
+    # (cancelling is asked of the terms too: a "Book Club" section's "cancel at any time and we'll refund …")
+    cancel = "cancel" in intent.stems
+    if not intent.stems & _RETURN_STEMS and not cancel:
         return None
     if targets:
         kinds = frozenset().union(*(_kind_stems(d) for d in targets))
@@ -62,7 +64,9 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
     )
     sections: dict[str, list[_Unit]] = {}
     for u in ranked:  # best-ranked section first
-        if u.evidence.passage.link_type == "refund_policy":
+        if u.evidence.passage.link_type == "refund_policy" or (
+            cancel and u.evidence.passage.link_type == "terms_of_service"
+        ):
             sections.setdefault(u.evidence.passage.id, []).append(u)
     # the sections about the goods, each with its lead: a section naming them with a qualifier is left out
     plain: list[tuple[_Unit, list[_Unit]]] = []

@@ -21,7 +21,7 @@ from ask_engine.answering.sentences import (
     _units,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.countries import named_by_state_code, region_named, subdivisions, without_excluded
+from ask_engine.countries import elsewhere_only, named_by_state_code, region_named, subdivisions, without_excluded
 from ask_engine.language import (
     content_stems,
     country_aliases,
@@ -184,7 +184,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         # with none in view, a rule saying where the kind goes ("… only", "cannot …"), not when it is dispatched
         and (bool(targets) or _names_a_place(u.text) or bool(_ONLY.search(u.text) or _NEGATION.search(u.text)))
         and not _elsewhere(u.text)
-        # "return unopened tea within 30 days of delivery" is a returns rule, not where the tea can go
+        and not elsewhere_only(u.context, code)  # (the "Australia" section's "only to Australia – no kayaks"; and
+        # "return unopened tea within 30 days of delivery" is a returns rule, not where the tea can go)
         and u.evidence.passage.link_type != "refund_policy"
     ]
     if direct or grouped or restricted:
@@ -261,8 +262,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             chosen[:0] = [u for u in (bars[0].line_first, bars[0]) if u is not None and u not in chosen]
         if asks_cost and not any(_states_cost(u.text) for u in chosen):
             # "how much is shipping to Germany?": the destination's line with what delivery costs ("All other EU
-            # countries: £9.95, 4-8 working days"), where the best gives only a bound ("orders up to €150"); with a
-            # duration too when one is asked
+            # countries: £9.95, 4-8 working days"), where the best gives a bound ("up to €150"); a duration if asked
             priced = [
                 u for u in pool if u not in chosen and standing[id(u)] >= standing[id(pool[0])] and _states_cost(u.text)
             ]

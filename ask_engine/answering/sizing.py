@@ -18,20 +18,19 @@ from typing import TypeVar
 
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.facts import _fact_sentence
-from ask_engine.answering.measures import (
-    _AND_UP,
-    _FIGURE,
-    _OVER,
-    _RANGE,
-    _UP_TO,
-    _base,
-    _number,
-    _unit,
-    measure,
-    measures_in,
-    with_label_units,
+from ask_engine.answering.measures import _FIGURE, measure, measures_in, with_label_units
+from ask_engine.answering.measures import ranges_in as _ranges
+from ask_engine.answering.options import (
+    _ASKS_SIZE,
+    _ASKS_WHICH,
+    _free_figures,
+    _holding_values,
+    _is_size_option,
+    _match_options,
+    _named_sizes,
+    _options,
+    _variants_with,
 )
-from ask_engine.answering.options import _ASKS_SIZE, _is_size_option, _match_options, _named_sizes, _options
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
@@ -52,21 +51,6 @@ class _Entry:
     ranges: tuple[tuple[float, float, str], ...]  # (low, high, unit) of every range it states
     label: str = ""  # the fact's label, for a part of a fact ("Max dog weight")
     cite: int | None = None  # the evidence number of the size guide page's section it comes from
-
-
-def _ranges(text: str) -> tuple[tuple[float, float, str], ...]:
-    """Every range `text` states, in its kind's base unit: (low, high, base unit)."""
-    text = with_label_units(text)
-    found = [(m.group(1), m.group(2), m.group(3)) for m in _RANGE.finditer(text)]
-    found += [("0", m.group(1), m.group(2)) for m in _UP_TO.finditer(text)]
-    found += [(m.group(1), "inf", m.group(2)) for m in _AND_UP.finditer(text)]
-    found += [(m.group(1), "inf", m.group(2)) for m in _OVER.finditer(text)]
-    out = []
-    for low, high, unit in found:
-        lo, base = _base(_number(low), _unit(unit))
-        hi = math.inf if high == "inf" else _base(_number(high), _unit(unit))[0]
-        out.append((lo, hi, base))
-    return tuple(out)
 
 
 def _entries(doc: Document, values: tuple[str, ...], task: Task | None = None) -> list[_Entry]:
@@ -179,11 +163,13 @@ def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float,
     return tuple(r for label, value in cells if content_stems(label) & stems for r in _ranges(value))
 
 
-def _beside_figures(text: str) -> frozenset[str]:
-    """The content stems of the words just before and after each figure of `text` ("a 60 cm chest" → chest): what
-    the figure measures, if the question says."""
+def _beside_figures(text: str, only: int | None = None) -> frozenset[str]:
+    """The content stems of the words just before and after each figure of `text` ("a 60 cm chest" → chest), or of
+    its `only`-th: what the figure measures, if the question says."""
     words: list[str] = []
-    for m in _FIGURE.finditer(text):
+    for n, m in enumerate(_FIGURE.finditer(text)):
+        if only is not None and n != only:
+            continue
         words += re.findall(r"[\w'-]+", text[max(0, m.start() - 30) : m.start()])[-2:]
         words += re.findall(r"[\w'-]+", text[m.end() : m.end() + 30])[:2]
     return content_stems(" ".join(words))
@@ -267,7 +253,12 @@ def _fitting(entries: Sequence[_Entry], text: str, figures: Sequence[tuple[float
     beside = _beside_figures(text)
     fitting = _tightest(entries, lambda e: _held_in(e.text, beside, figures, e.ranges))
     if len(figures) > 1 and len(fitting) > 1:
-        held = {id(e): sum(_held_in(e.text, beside, [f], e.ranges) is not None for f in figures) for e in fitting}
+        # (each figure by its own words: "im 178cm and my kayak is 61cm wide" holds 61 cm in the kayak's column only)
+        each = [_beside_figures(text, n) for n in range(len(figures))]
+        held = {
+            id(e): sum(_held_in(e.text, b, [f], e.ranges) is not None for b, f in zip(each, figures, strict=True))
+            for e in fitting
+        }
         fitting = [e for e in fitting if held[id(e)] == max(held.values())]
     return fitting
 
@@ -280,9 +271,12 @@ _LETTER_SIZE = re.compile(r"(?:^|[,;./]\s+)((?:[2-4]?X{0,3}[SML]{1,2}|XL)(?:/(?:
 
 def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
     """ "head measures 57 cm, which hood size?" naming no product: the entries of the best-ranked size guide section
-    (among the first three sentences' sections of pages) whose ranges hold the question's figures, or None."""
+    (among the first three sentences' sections of pages) whose ranges hold the question's figures, or None; for a
+    question asking a kind of figure, the rows of any table there ("what length paddle? my kayak is 61cm wide")."""
     intent = work.intent
-    if intent.price or intent.stock or not _ASKS_SIZE.search(intent.lower):
+    # (or a question asking a figure: "what length paddle? my kayak is 61cm wide", any table row holding it)
+    measured = bool(asked_measures(intent.text))
+    if intent.price or intent.stock or not (_ASKS_SIZE.search(intent.lower) or measured):
         return None
     figures = measures_in(intent.text)
     if not figures:
@@ -296,6 +290,13 @@ def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
             row = _SIZE_ROW.match(line)
             if row and "siz" in content_stems(row.group(1)):
                 entries.append(_Entry(row.group(2), line, _ranges(line), cite=unit.evidence.number))
+                continue
+            if measured and _ROW.match(line):
+                entries.append(
+                    _Entry(
+                        line.split(":", 1)[1].split(",", 1)[0].strip(), line, _ranges(line), cite=unit.evidence.number
+                    )
+                )
                 continue
             for size, piece, quoted in _pieces(line, list(_LETTER_SIZE.finditer(line))):
                 entries.append(_Entry(size, quoted, _ranges(piece), cite=unit.evidence.number))
@@ -356,6 +357,30 @@ def _table_row(work: _Work, doc: Document) -> _Answer | None:
     return answer
 
 
+def named_row(work: _Work, doc: Document) -> _Answer | None:
+    """ "which spray deck do I need for a Kahu Kōwhai 12?": the one row of the product's own table that names a thing
+    the question names beyond the product itself ("Deck size: Large cockpit, …, Examples: Kahu Kōwhai 12, …"), for a
+    question asking which version suits; None where no row, or more than one, does."""
+    intent = work.intent
+    if intent.price or intent.stock or not _ASKS_WHICH.search(intent.lower):
+        return None
+    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
+    rows = [u for u in units if _ROW.match(u.text.strip())]
+    own = _title_stems(doc) | content_stems(f"{doc.product_type} {' '.join(v for _, vs in _options(doc) for v in vs)}")
+    asked = {w for w in intent.stems - own if not w.isdigit()}
+    naming = [
+        u
+        for u in rows
+        if asked & content_stems(u.text) - frozenset.intersection(*(content_stems(r.text) for r in rows))
+    ]
+    if len(rows) < 2 or len(naming) != 1:
+        return None
+    answer = _Answer()
+    answer.use(doc.id)
+    _claim_line(answer, work, doc, naming[0].text.strip().rstrip(". ") + ".")
+    return answer
+
+
 def _variant_row(work: _Work, doc: Document) -> _Answer | None:
     """ "How many links does the 11-speed chain have?": the row of the product's own table for the variant the
     question names (its first cell is one of the option values named: "Speed: 11-speed, Links: 118, …"), when the
@@ -384,6 +409,30 @@ def _variant_row(work: _Work, doc: Document) -> _Answer | None:
     for row in rows:
         _claim_line(answer, work, doc, row.text.strip().rstrip(". ") + ".")
     return answer
+
+
+def _held_value(work: _Work, doc: Document) -> _Answer | None:
+    """ "she weighs 17kg, which one?", "ok for a 7 year old?": the option value whose own range holds the question's
+    figure ("Size: Child 15–25 kg", "Age: 6-8 years"), with its stock where none of its variants can be bought; None
+    where the question asks no choice of version, gives no such figure, or no value holds it."""
+    intent = work.intent
+    if intent.price or intent.stock or not _ASKS_WHICH.search(intent.lower):
+        return None
+    options = _options(doc)
+    figures = _free_figures(intent, options)
+    for name, values in options if figures else ():
+        held = _holding_values(values, figures)
+        if held is None:
+            continue
+        answer = _Answer()
+        answer.use(doc.id)
+        cites = _cites_for(work.task, doc, held)
+        answer.claim(f"{name}: {held}.", cites, doc=doc.id)
+        variants = _variants_with(doc, {name: [held]})
+        if variants and all(v.available is False for v in variants):
+            answer.claim(f"{held} is {variants[0].stock_words}.", cites, doc=doc.id)
+        return answer
+    return None
 
 
 @lru_cache(maxsize=4)

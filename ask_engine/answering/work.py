@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ask_engine.guard import is_injection
-from ask_engine.language import Intent, text_cue
+from ask_engine.language import Intent, content_stems, text_cue
 from ask_engine.types import Document, Evidence, Gap, Sentence, Task
 
 if TYPE_CHECKING:
@@ -230,3 +230,8 @@ def _cites_for(task: Task, doc: Document, text: str | None = None) -> list[int]:
         if holding:
             return holding[:2]
     return numbers[:2]
+
+
+def said_of(answer: _Answer, stems: frozenset[str]) -> int:
+    """How many of `stems` the answer's stated sentences use."""
+    return len(stems & content_stems(" ".join(s.text for s in answer.sentences if s.kind == "claim")))
