@@ -236,6 +236,22 @@ Pick the board by the rider's height first, then by weight.
 | Over 150 cm | 38 inch | 40 inch | 42 inch |
 """
 
+CANOES = """---
+title: Canoe Paddle Guide
+---
+# Canoe Paddle Guide
+
+## Canoe paddle length {#paddles}
+
+Your paddle length depends mostly on how wide your canoe is, then on your height.
+
+| Canoe width | Paddler under 140 cm | 140–160 cm | Over 160 cm |
+| --- | --- | --- | --- |
+| Under 58 cm | 120 cm | 125 cm | 130 cm |
+| 58–71 cm | 125 cm | 130 cm | 135 cm |
+| Over 81 cm | 135 cm | 140 cm | 145 cm |
+"""
+
 REFUNDS = """---
 type: refund_policy
 title: Returns
@@ -328,6 +344,7 @@ SHOP = {
     "pages/visit.md": VISIT,
     "pages/stages.md": STAGES,
     "pages/boards.md": BOARDS,
+    "pages/canoes.md": CANOES,
     "faq.json": FAQ,
 }
 
@@ -442,6 +459,8 @@ CASES = [
     # "noise cancelling" is no cancelling of an order; cancelling a product is asked of the terms' section for it
     ("are these noise cancelling?", "mouldable-swim-earplugs", [], ["cancel an order"]),
     ("if I cancel the swim club halfway do I get money back?", "", ["$10"], []),
+    # the asker's figures after the question are its measurements, each held in the column its own words name
+    ("what length canoe paddle? im 150cm and my canoe is 61cm wide", "", ["58–71 cm"], ["Over 81 cm", "Under 58"]),
     # the table's row the question names, after the line saying what the rows are
     ("what age is the blue stage usually?", "", ["Blue", "4-5 years"], ["Red"]),
 ]

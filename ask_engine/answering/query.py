@@ -97,6 +97,7 @@ def _clean_query(query: str) -> str:
 _PART_SPLIT = text_cue("part_split", re.IGNORECASE)
 # "how much?" after a question: the figure asked of the thing the part before names (lexicon data)
 _BARE_FIGURE_PART = text_cue("bare_figure_part", re.IGNORECASE)
+_ASKER_FIGURES = text_cue("asker_figures", re.IGNORECASE)  # "im 178cm …" after a question: no question of its own
 
 
 def _question_parts(
@@ -111,6 +112,9 @@ def _question_parts(
         leans = not in_view or (names_variant is not None and bool(joined) and names_variant(joined[-1]))
         if joined and leans and _BARE_FIGURE_PART.match(part):
             # "is the Geisha out yet? how much?": alone, "how much?" would price whatever product retrieval ranks first
+            joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
+        elif joined and _ASKER_FIGURES.match(part) and re.search(r"\d", part):
+            # "what length paddle? im 178cm and my kayak is 61cm wide": the asker's figures, for the question before
             joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
         else:
             joined.append(part)
