@@ -28,7 +28,13 @@ from ask_engine.countries import country_codes_in, elsewhere_only
 from ask_engine.engine import Engine
 from ask_engine.language import informal_synonyms, parse_query, with_shop_synonyms
 from ask_engine.spelling import spelled
-from tests.shop_helpers import assert_says, inline_engine, one_option_product, single_variant_product
+from tests.shop_helpers import (
+    _storefront_product,
+    assert_says,
+    inline_engine,
+    one_option_product,
+    single_variant_product,
+)
 
 URL = "https://harboursidekids.example/products/"
 OWN = "Harbourside Kids"
@@ -42,24 +48,16 @@ def _options_product(
     kind: str,
     options: dict[str, list[str]],
     prices: dict[tuple[str, ...], tuple[str, bool]],
-    tags: list[str] | None = None,
 ) -> dict[str, Any]:
     """A storefront product of one or two options, a variant per combination at its price and stock."""
-    names = list(options)
     variants = []
     for n, (values, (price, available)) in enumerate(prices.items()):
         variant = {"id": pid * 100 + n, "title": " / ".join(values), "price": price, "available": available}
         variant.update({f"option{i + 1}": v for i, v in enumerate(values)})
         variants.append(variant)
     return {
-        "id": pid,
-        "title": title,
-        "handle": handle,
-        "body_html": body,
-        "product_type": kind,
-        "vendor": OWN,
-        "tags": tags or [],
-        "options": [{"name": name, "values": options[name]} for name in names],
+        **_storefront_product(pid, title, handle, body, kind, OWN),
+        "options": [{"name": name, "values": values} for name, values in options.items()],
         "variants": variants,
     }
 
