@@ -33,14 +33,13 @@ _SHARED_BONUS = 0.1
 
 
 def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document], intent: Intent) -> list[_Unit] | None:
-    """For a returns (or cancelling) question, the refund policy's (or terms') section about the goods asked of (the product in view's kind,
-    or the goods the question returns, lexicon `returned_goods`): its sentence naming them ("Sofas, beds, wardrobes
-    and dining tables can be returned within 14 days") or, under a heading naming them ("Rugs"), its first; then
-    the section's sentence
-    best answering the rest of the question, a figure of the asked kind counting ("… a collection fee of £59 is
-    deducted" for "what does it cost to return a sofa?"), where that is another. A section naming the goods with
-    a qualifier neither the question nor the product has ("Made-to-order sofas") comes after one naming them
-    plainly. None where no section is about the goods."""
+    """For a returns (or cancelling) question, the refund policy's (or the terms') section about the goods asked of
+    (the product in view's kind, or the goods the question returns, lexicon `returned_goods`): its sentence naming
+    them ("Sofas, beds, wardrobes and dining tables can be returned within 14 days") or, under a heading naming them
+    ("Rugs"), its first; then the section's sentence best answering the rest of the question, a figure of the asked
+    kind counting ("… a collection fee of £59 is deducted" for "what does it cost to return a sofa?"), where that is
+    another. A section naming the goods with a qualifier neither the question nor the product has ("Made-to-order
+    sofas") comes after one naming them plainly. None where no section is about the goods."""
     # (cancelling is asked of the terms too: a "Book Club" section's "cancel at any time and we'll refund …")
     cancel = "cancel" in intent.stems
     if not intent.stems & _RETURN_STEMS and not cancel:

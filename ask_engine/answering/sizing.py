@@ -30,6 +30,7 @@ from ask_engine.answering.options import (
     _named_sizes,
     _options,
     _variants_with,
+    value_stems,
 )
 from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
@@ -293,9 +294,7 @@ def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
                 continue
             if measured and _ROW.match(line):
                 entries.append(
-                    _Entry(
-                        line.split(":", 1)[1].split(",", 1)[0].strip(), line, _ranges(line), cite=unit.evidence.number
-                    )
+                    _Entry(_CELL.findall(line)[0][1].strip(), line, _ranges(line), cite=unit.evidence.number)
                 )
                 continue
             for size, piece, quoted in _pieces(line, list(_LETTER_SIZE.finditer(line))):
@@ -366,14 +365,13 @@ def named_row(work: _Work, doc: Document) -> _Answer | None:
         return None
     units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
     rows = [u for u in units if _ROW.match(u.text.strip())]
-    own = _title_stems(doc) | content_stems(f"{doc.product_type} {' '.join(v for _, vs in _options(doc) for v in vs)}")
+    if len(rows) < 2:
+        return None
+    own = _title_stems(doc) | content_stems(doc.product_type or "") | value_stems(doc)
     asked = {w for w in intent.stems - own if not w.isdigit()}
-    naming = [
-        u
-        for u in rows
-        if asked & content_stems(u.text) - frozenset.intersection(*(content_stems(r.text) for r in rows))
-    ]
-    if len(rows) < 2 or len(naming) != 1:
+    common = frozenset.intersection(*(content_stems(r.text) for r in rows))  # every row's words ("Deck size")
+    naming = [u for u in rows if asked & content_stems(u.text) - common]
+    if len(naming) != 1:
         return None
     answer = _Answer()
     answer.use(doc.id)
