@@ -209,9 +209,10 @@ def with_own_rule_passages(
     index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution | None = None
 ) -> list[Evidence]:
     """`evidence`, and after it, for a returns or cancelling question about a product in view, the refund policy's
-    passages that name the product's kind (up to RULE_EVIDENCE_MAX): "I opened the TX-9, can I send it back?" is answered by the
-    restocking table's row "Thermal paste and other consumables: … Not returnable once opened", which shares no word
-    with the question; its rule, wherever retrieval ranked it."""
+    passages that name the product's kind, and for a cancelling one the terms' sections headed by it (up to
+    RULE_EVIDENCE_MAX in all): "I opened the TX-9, can I send it back?" is answered by the restocking table's row
+    "Thermal paste and other consumables: … Not returnable once opened", which shares no word with the question; its
+    rule, wherever retrieval ranked it."""
     out = list(evidence)
     cancel = bool(_CANCEL.search(query))
     if resolution is None or not resolution.doc_ids or not ("refund_policy" in policy_intents(query) or cancel):
@@ -239,9 +240,10 @@ ADDRESS_EVIDENCE_MAX = 2
 def with_address_passages(
     index: ShopIndex, evidence: Sequence[Evidence], query: str, resolution: Resolution | None = None
 ) -> list[Evidence]:
-    """`evidence`, and after it, when the question asks where the shop is and no passage of it states a street
-    address, the shop's own passages (pages, policies, FAQ) that do, in the shop's order (up to ADDRESS_EVIDENCE_MAX):
-    "wheres your store located" shares no word with a page's "Address" section ("2150 Frontier Way, Suite 104")."""
+    """`evidence`, and after it, when the question asks where the shop is and no page or FAQ passage of it states a
+    street address, the shop's own passages that do, its pages' and FAQ entries' before its policies', each in the
+    shop's order (up to ADDRESS_EVIDENCE_MAX): "wheres your store located" shares no word with a page's "Address"
+    section ("2150 Frontier Way, Suite 104")."""
     out = list(evidence)
     if (resolution is not None and resolution.doc_ids) or not _ASKS_ADDRESS.search(query.lower()):
         return out
