@@ -86,9 +86,6 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
     return rarest if counts[rarest] * 4 <= len(units) else None
 
 
-_AGED = re.compile(rf"(?:{text_cue('age_phrase').pattern})(?:\s+[a-z]+)?", re.IGNORECASE)  # "17 yr old son"
-
-
 def _aged(intent: Intent) -> frozenset[str]:
     """ "can my 17 yr old son collect it?": an age and the person it describes are who asks, not what."""
     return content_stems(" ".join(m.group(0) for m in _AGED.finditer(intent.lower)))
@@ -146,6 +143,7 @@ def _absent_names(text: str, task: Task) -> list[str]:
 
 
 _AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
+_AGED = re.compile(rf"(?:{_AGE_PHRASE.pattern})(?:\s+[a-z]+)?", re.IGNORECASE)  # "17 yr old son"
 # what became of a thing ("torn", "arrived", "melted") names no second thing after it
 _STATE_WORDS = word_list("state_words")
 _REGULAR_PAST = text_cue("regular_past")

@@ -106,6 +106,7 @@ def _match_options(
     other: list[tuple[str, str]] = []  # values named with a word making them another value
     text = intent.lower
     asked_kinds = {unit for _, unit in measures_in(intent.text)}
+    free = _free_figures(intent, options) if asked_kinds else []
     for name, values in options:
         named_sizes = _named_sizes(intent.text, values) if _is_size_option(name) else []  # "the large" is size L
         whole: set[str] = set()  # values the question writes out in full
@@ -170,7 +171,7 @@ def _match_options(
         if name not in chosen and len(values) > 1 and asked_kinds:
             # "how much for a 7 year old?" names "6-8 years", "she weighs 17kg" names "Child 15–25 kg": the value
             # whose range holds a figure the question gives, the tightest of several
-            held = _holding_values(values, _free_figures(intent, options))
+            held = _holding_values(values, free)
             if held is not None:
                 chosen[name] = [held]
         if _is_size_option(name) and name not in chosen:

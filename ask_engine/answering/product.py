@@ -241,9 +241,9 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
-    # (an option only a value of which is named says which variant is meant: "how much does the 35cm pack weigh?")
-    named = [u for u in _chosen_units(ranked) if names_value_only(intent, doc, u)]
-    chosen = [u for u in _naming_units(_chosen_units(ranked), work, doc) if u not in named]
+    best = _chosen_units(ranked)  # (an option only a value of which is named says which variant: "the 35cm pack")
+    named = [u for u in best if names_value_only(intent, doc, u)]
+    chosen = [u for u in _naming_units(best, work, doc) if u not in named]
     ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
