@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ask_engine.language import OWNED_AGE_RE, value_words
 from ask_engine.plaintext import fold
 from ask_engine.sources import alias_key
+from ask_engine.spelling import english_word
 from ask_engine.types import Resolution, Turn, Unresolved
 
 if TYPE_CHECKING:
@@ -146,8 +147,12 @@ class TitleMatcher:
         return 0 < self._df.get(token, 0) <= self._distinctive_df
 
     def names_in(self, query: str) -> frozenset[str]:
-        """The title words `query` writes as names (capitalised, in one product's title, hardly used elsewhere)."""
-        return self._names & frozenset(_capitalised(query))
+        """The title words `query` writes as names (capitalised, in one product's title, hardly used elsewhere), and
+        those no English word list holds however they are written ("the kugel or the werkstatt?")."""
+        return self._names & (
+            frozenset(_capitalised(query))
+            | frozenset(t for t in _tokens(query) if t in self._names and not english_word(t))
+        )
 
     def title_words(self, doc_id: str) -> frozenset[str]:
         return self._by_id.get(doc_id, frozenset())

@@ -212,8 +212,9 @@ def with_own_rule_passages(
     passages that name the product's kind, and for a cancelling one the terms' sections headed by it (up to
     RULE_EVIDENCE_MAX in all): "I opened the TX-9, can I send it back?" is answered by the restocking table's row
     "Thermal paste and other consumables: … Not returnable once opened", which shares no word with the question; its
-    rule, wherever retrieval ranked it."""
-    out = list(evidence)
+    rule, wherever retrieval ranked it. A question saying the goods arrived damaged ("my bag of dates came split
+    open") gets the shop's passages saying what happens when goods arrive damaged, when no passage in play says it."""
+    out = _with_damage_passages(index, evidence, query)
     cancel = bool(_CANCEL.search(query))
     if resolution is None or not resolution.doc_ids or not ("refund_policy" in policy_intents(query) or cancel):
         return out
@@ -228,6 +229,22 @@ def with_own_rule_passages(
     # we'll refund the months not yet posted")
     own += [p for p in index.passages_of(TERMS) if cancel and p.id not in have and naming.search(p.title)]
     for passage in own[:RULE_EVIDENCE_MAX]:
+        out.append(Evidence(len(out) + 1, passage, 0.0))
+    return out
+
+
+_ARRIVED_DAMAGED = text_cue("arrived_damaged", re.IGNORECASE)  # "arrived smashed", "damaged in transit"
+
+
+def _with_damage_passages(index: ShopIndex, evidence: Sequence[Evidence], query: str) -> list[Evidence]:
+    out = list(evidence)
+    damaged = [ev.passage for ev in out if ev.passage.kind != "product" and _ARRIVED_DAMAGED.search(ev.passage.text)]
+    if damaged or not _ARRIVED_DAMAGED.search(query):
+        return out
+    have = {ev.passage.id for ev in out}
+    found = [p for p in index.passages if p.kind != "product" and p.id not in have and _ARRIVED_DAMAGED.search(p.text)]
+    found.sort(key=lambda p: p.kind != "policy")  # (stable: the shop's order; the refund policy's rule first)
+    for passage in found[:RULE_EVIDENCE_MAX]:
         out.append(Evidence(len(out) + 1, passage, 0.0))
     return out
 

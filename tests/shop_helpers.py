@@ -123,3 +123,27 @@ def with_metafields(product: dict[str, Any], *, notices: dict[str, str] | None =
         for k, v in (notices or {}).items()
     ]
     return {**product, "metafields": product.get("metafields", []) + fields}
+
+
+def options_product(
+    pid: int,
+    title: str,
+    handle: str,
+    body: str,
+    kind: str,
+    options: Mapping[str, list[str]],
+    prices: Mapping[tuple[str, ...], tuple[str, bool]],
+    *,
+    vendor: str,
+) -> dict[str, Any]:
+    """A storefront product of one or more options, a variant per combination at its (price, in stock)."""
+    variants = []
+    for n, (values, (price, available)) in enumerate(prices.items()):
+        variant = {"id": pid * 100 + n, "title": " / ".join(values), "price": price, "available": available}
+        variant.update({f"option{i + 1}": v for i, v in enumerate(values)})
+        variants.append(variant)
+    return {
+        **_storefront_product(pid, title, handle, body, kind, vendor),
+        "options": [{"name": name, "values": values} for name, values in options.items()],
+        "variants": variants,
+    }

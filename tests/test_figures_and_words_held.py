@@ -29,10 +29,10 @@ from ask_engine.engine import Engine
 from ask_engine.language import informal_synonyms, parse_query, with_shop_synonyms
 from ask_engine.spelling import spelled
 from tests.shop_helpers import (
-    _storefront_product,
     assert_says,
     inline_engine,
     one_option_product,
+    options_product,
     single_variant_product,
 )
 
@@ -49,17 +49,7 @@ def _options_product(
     options: dict[str, list[str]],
     prices: dict[tuple[str, ...], tuple[str, bool]],
 ) -> dict[str, Any]:
-    """A storefront product of one or two options, a variant per combination at its price and stock."""
-    variants = []
-    for n, (values, (price, available)) in enumerate(prices.items()):
-        variant = {"id": pid * 100 + n, "title": " / ".join(values), "price": price, "available": available}
-        variant.update({f"option{i + 1}": v for i, v in enumerate(values)})
-        variants.append(variant)
-    return {
-        **_storefront_product(pid, title, handle, body, kind, OWN),
-        "options": [{"name": name, "values": values} for name, values in options.items()],
-        "variants": variants,
-    }
+    return options_product(pid, title, handle, body, kind, options, prices, vendor=OWN)
 
 
 PRODUCTS: list[dict[str, Any]] = [

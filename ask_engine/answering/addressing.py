@@ -66,7 +66,8 @@ def framing_stems(text: str, language: str = "en") -> frozenset[str]:
     ("address", "weight", and a price's "fee": a sentence stating "$3.50 per box" need not say "fee"): they frame a
     question and say nothing of what it is about."""
     low = " ".join(normalize(text).lower().split())
-    kinds = measures(language) + _lexicon_measures("answer_figures", language)
+    # (a month or a season a question names is what it is about: "do you ship in December?")
+    kinds = tuple(k for k in measures(language) if k.name != "date") + _lexicon_measures("answer_figures", language)
     framing = content_stems(" ".join(m.group(0) for kind in kinds for m in kind.asks.finditer(low)))
     return framing | content_stems(
         " ".join(w for w in re.findall(r"[\w'-]+", low) if any(k.asks.search(w) or k.states.search(w) for k in kinds))
@@ -205,8 +206,10 @@ def other_kind(text: str, asked: Sequence[Measure]) -> bool:
 
 
 def states_figure(text: str) -> bool:
-    """True when `text` states a figure: a digit or a number word ("two to four players")."""
-    return bool(re.search(r"\d", text)) or bool(set(re.findall(r"[a-z]+", text.lower())) & number_words())
+    """True when `text` states a figure: a digit, a number word ("two to four players") or a month or season ("Late
+    May - June": when)."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return bool(re.search(r"\d", text)) or bool(words & number_words()) or "date" in stated_kinds(text)
 
 
 def stated_kinds(text: str) -> frozenset[str]:

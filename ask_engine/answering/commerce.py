@@ -381,3 +381,36 @@ def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
         return False
     chosen, missing = _match_options(intent, _options(doc))
     return not chosen and not missing and not _asks_only_having(intent, doc, {})
+
+
+def differences(work: _Work, doc: Document) -> _Answer | None:
+    """ "what's the difference between the small and the large?", "peeled or burnt, which is harder?": a comparison
+    naming values of one of the product's options (one of two names both) is answered by the description lines
+    naming them ("Small: H 27 cm, Ø 23 cm, E14.", "Burnt = heat-treated tiger-stripe pattern") and by each one's
+    price where the prices differ; None when the question names no two values of one option."""
+    intent = work.intent
+    if not intent.comparison:
+        return None
+    for _, values in _options(doc):
+        # a value is named by its first word ("Pelleted" of "Pelleted (approx. 250 seeds)")
+        firsts = {v: w for v in values if (w := next(iter(re.findall(r"[^\W\d_]{3,}", v)), ""))}
+        named = [v for v, w in firsts.items() if content_stems(w) and content_stems(w) <= intent.stems]
+        if len(named) == 1 and len(values) == 2:
+            named = list(values)  # "pelleted or normal seed?" of "Standard" and "Pelleted"
+        if len(named) < 2 or len(named) != len({firsts.get(v, "") for v in named}):
+            continue
+        said = re.compile(r"\b(?:" + "|".join(re.escape(firsts[v]) for v in named if v in firsts) + r")\b", re.I)
+        lines = [u.text for u in description_units(doc.body) if said.search(u.text)]
+        if not lines:
+            continue
+        answer = _Answer()
+        groups = [[v for v in doc.variants if value in dict(v.options).values()] for value in named]
+        priced = len({v.price for group in groups for v in group}) > 1  # each one's price, where they differ
+        # the lines saying most, in the description's order, leaving room for the prices
+        kept = sorted(lines, key=len, reverse=True)[: max(1, 4 - len(groups)) if priced else 3]
+        for text in sorted(kept, key=lines.index):
+            answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+        for group in groups if priced else []:
+            _price(answer, doc, group, _cites_for(work.task, doc))
+        return answer
+    return None

@@ -57,7 +57,27 @@ def _names_option(intent: Intent, name: str, values: Sequence[str]) -> bool:
     """The question says the option's name, and not only as a word of one of its values it names ("dimensions of
     shape 1?" names the value "Shape 1", and asks nothing of the option Shape)."""
     head = _head(name)
-    return head in intent.stems and not any(head in content_stems(v) for v in _said_values(intent, values))
+    if head not in intent.stems or any(head in content_stems(v) for v in _said_values(intent, values)):
+        return False
+    # "what was in last month's snack box?", "the bag came split open in the box": the option's name said as it is
+    # named, after a determiner, is the thing itself; "which box?", "what boxes do you do?" and "a size 14" (a value
+    # after it) ask for the values
+    said = (name.split() or [""])[-1].lower()
+    lowered = [v.lower() for v in values]
+
+    def valued(rest: str) -> bool:
+        return rest[:1].isdigit() or any(rest.startswith(v) for v in lowered)
+
+    return not all(
+        w.group() == said
+        and _SAID_AS_THING.search(intent.lower[: w.start()])
+        and not valued(intent.lower[w.end() :].strip())
+        for w in re.finditer(r"[^\W\d_]+", intent.lower)
+        if head in content_stems(w.group())
+    )
+
+
+_SAID_AS_THING = text_cue("said_as_thing")  # "the ", "my snack ", "month's "
 
 
 def _said_values(intent: Intent, values: Sequence[str]) -> list[str]:
@@ -226,7 +246,10 @@ def held_concepts(intent: Intent, doc: Document) -> frozenset[str]:
     options = _options(doc)
     figures = _free_figures(intent, options) if intent.concepts else []
     held = [f"{name}: {value}" for name, values in options if (value := _holding_values(values, figures))]
-    return frozenset(c for c in intent.concepts if any(mentions_concept(h, c) for h in held))
+    # ... and those a value the question says whole names, asked whether it is in stock or what it costs: "is the
+    # brushed aluminium in 150cm available?" asks of the variant "Brushed aluminium", not of a material
+    said = _said_values(intent, [v for _, vs in options for v in vs]) if intent.stock or intent.price else []
+    return frozenset(c for c in intent.concepts if any(mentions_concept(h, c) for h in [*held, *said]))
 
 
 _SMALLEST = word_list("smallest_size_words")

@@ -1,6 +1,5 @@
 """Policy, FAQ and page questions: the best one to three evidence sentences, an FAQ entry or section whose
-question or heading is this one, a policy's list entry for a kind of goods, or "not mentioned".
-"""
+question or heading is this one, a policy's list entry for a kind of goods, or "not mentioned"."""
 
 from __future__ import annotations
 
@@ -47,6 +46,7 @@ from ask_engine.answering.sentences import (
     _score,
     _units,
     _with_context,
+    damaged_rule,
 )
 from ask_engine.answering.sizing import _ROW, page_sizes
 from ask_engine.answering.work import _Answer, _Unit, _Work
@@ -148,6 +148,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         units = [u for u in units if u.evidence.passage.kind != "product"]
     # "this policy explains how to return it" points at the answer instead of giving it
     units = [u for u in units if not u.header and not _SELF_REFERENCE.search(u.text)]
+    units = damaged_rule(intent, units)  # "my tent arrived with a broken pole": the rule for damaged goods
     if intent.shipping and _SHIP_WORDS.search(intent.lower) and not (intent.stems & _RETURN_STEMS):
         # "How long will delivery take?" is answered by the shipping policy, not by a refund rule that happens
         # to say "delivery date"; shops without a typed shipping policy keep every passage
@@ -211,12 +212,11 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     ]
     deadline = _ASKER_DEADLINE.search(intent.lower)
     if deadline is not None:
-        # "how long do I have to return it?" asks the time the buyer has to do it: the sentences stating a duration
-        # in which the verb is done ("You have 30 days … to return it", "How long do I have to return an item?" and
-        # its answer) answer, before any using the word as a noun ("Once your return arrives we'll process your
-        # refund within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return
-        # a leotard?")
-        # (the verb of "how long do I have to return it?", or of "returns window")
+        # "how long do I have to return it?" asks the time the buyer has to do it: the sentences stating a duration in
+        # which the verb is done ("You have 30 days … to return it", "How long do I have to return an item?" and its
+        # answer) answer, before any using the word as a noun ("Once your return arrives we'll process your refund
+        # within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return a
+        # leotard?") (the verb of "how long do I have to return it?", or of "returns window")
         verb = re.escape(next(g for g in deadline.groups() if g))
         acted = re.compile("|".join(p.replace("{verb}", verb) for p in _ACTED_ON), re.IGNORECASE)
         kinds = (intent.stems | in_view) & task.kind_words

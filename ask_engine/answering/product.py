@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from ask_engine.answering.addressing import asked_figures, asked_measures, other_kind, stated_kinds, states_figure
 from ask_engine.answering.catalogue import _compare
-from ask_engine.answering.commerce import _asks_for_other_thing, _asks_for_value, _asks_sku, _commerce
+from ask_engine.answering.commerce import _asks_for_other_thing, _asks_for_value, _asks_sku, _commerce, differences
 from ask_engine.answering.facts import (
     _COMMERCE_KEYS,
     _chosen_units,
@@ -57,7 +57,7 @@ from ask_engine.answering.query import (
 )
 from ask_engine.answering.sentences import _looks_like_item
 from ask_engine.answering.siblings import names_label, other_attribute, same_attribute, unrecorded_label
-from ask_engine.answering.sizing import _held_value, _party_size, _size_guide, _table_row, _variant_row, named_row
+from ask_engine.answering.sizing import _held_value, _party_size, _size_guide, _table_row, _variant_row, chosen_row
 from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work, said_of
@@ -105,7 +105,8 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             return guide
     if len(targets) > 1:
         return _compare(work, targets)
-    doc = targets[0]
+    if (between := differences(work, doc := targets[0])) is not None:
+        return between  # "what's the difference between the small and the large?"
     described = _without_named_values(intent.text, doc)
     if described != intent.text:
         # "is the boucle fabric stain resistant?" asks about stains, not what fabric it is (only concepts the values
@@ -135,7 +136,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     guide = None
     if not having:
         guide = _size_guide(work, doc) or _held_value(work, doc) or _table_row(work, doc) or _variant_row(work, doc)
-        guide = guide or _party_size(work, doc) or named_row(work, doc)
+        guide = guide or _party_size(work, doc) or chosen_row(work, doc)
     if guide is not None:
         # "what size for a 42 cm neck?": the size guide's entry, not the list of sizes; "my dog is 32 kg, how much a
         # day?": the feeding table's row for 32 kg
@@ -179,9 +180,8 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         colour_only = bool(intent.colours) and not (intent.price or intent.stock or asks_options(intent.text))
         if (unrecorded or colour_only) and found:
             # the variants record no sizes, but a fact does ("Size: ages 9-12"): that answers, and "has not recorded
-            # any sizes" before it would contradict it
-            # the other options listed in its place ("its colours are …" for "what size are they?") answer nothing
-            # once the size is found
+            # any sizes" before it would contradict it; the other options listed in its place ("its colours are …"
+            # for "what size are they?") answer nothing once the size is found
             dropped = [s for s in sold.sentences if s.kind == "meta" or not (intent.price or intent.stock)]
             answer.sentences = [s for s in answer.sentences if s not in dropped]
             answer.not_recorded = False

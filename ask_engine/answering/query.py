@@ -69,8 +69,13 @@ def _targets(work: _Work, carried: Sequence[Document] = ()) -> list[Document]:
             # fewer of their words too
             resolved = resolved + [d for d in mentioned if d not in resolved]
     out = list(resolved)
+    # ("pelleted or normal seed?" of the carrot seed in view names its own "Pelleted" option value, not the pelleted
+    # manure)
+    values = content_stems(" ".join(v for d in out for _, vs in d.options for v in vs))
     for doc in named:
-        if doc not in out and (intent.comparison or not out):
+        if doc not in out and (
+            not out or (intent.comparison and not content_stems(doc.title) & intent.stems <= values)
+        ):
             out.append(doc)
     return out[:4]
 
@@ -97,6 +102,7 @@ def _clean_query(query: str) -> str:
 _PART_SPLIT = text_cue("part_split", re.IGNORECASE)
 # "how much?" after a question: the figure asked of the thing the part before names (lexicon data)
 _BARE_FIGURE_PART = text_cue("bare_figure_part", re.IGNORECASE)
+_ASKS_OF_ITS_OWN = re.compile(r"^(?:and |also |but )?(?:where|when|who|how|what)(?:\s+\w+){2,}", re.IGNORECASE)
 _ASKER_FIGURES = text_cue("asker_figures", re.IGNORECASE)  # "im 178cm …" after a question: no question of its own
 
 
@@ -108,7 +114,8 @@ def _question_parts(
     one, of the variant the part before names (`names_variant`: "does it come in a travel size? how much?")."""
     parts = [p.strip(" ,;") for p in _PART_SPLIT.split(query) if p and p.strip(" ,;?")]
     joined: list[str] = []
-    for part in (p for p in parts if content_stems(p)):
+    # ("where do they come from" says no content word, but asks where: a question of its own)
+    for part in (p for p in parts if content_stems(p) or _ASKS_OF_ITS_OWN.match(p)):
         leans = not in_view or (names_variant is not None and bool(joined) and names_variant(joined[-1]))
         if joined and leans and _BARE_FIGURE_PART.match(part):
             # "is the Geisha out yet? how much?": alone, "how much?" would price whatever product retrieval ranks first
@@ -251,6 +258,7 @@ def _with_history(intent: Intent, task: Task) -> Intent:
     )
 
 
+_ARRIVED_DAMAGED = text_cue("arrived_damaged")
 _PROCESS_WORD = re.compile(
     r"\breturn\w*|\brefund\w*|\bexchang\w*|\bship\w*|\bdeliver\w*|\bpostage\b|\bpay\w*|\bdiscount\w*|"
     r"\bcancel\w*|\btrack\w*|\bclaim\w*|\brepair\w*|\bcollect\w*|\bsend\b"
@@ -258,8 +266,9 @@ _PROCESS_WORD = re.compile(
 
 
 def _process_words(intent: Intent) -> bool:
-    """True when the question is about a store process (return, deliver...) rather than an attribute word."""
-    return bool(_PROCESS_WORD.search(intent.lower))
+    """True when the question is about a store process (return, deliver...) rather than an attribute word, or
+    says the goods arrived damaged ("my bag of dates came split open": the damaged-goods rule, not the dates)."""
+    return bool(_PROCESS_WORD.search(intent.lower) or _ARRIVED_DAMAGED.search(intent.lower))
 
 
 def _concept_stems(intent: Intent) -> frozenset[str]:
@@ -327,6 +336,11 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     # the one named by more of its own words first ("the 11-32T Linkwell cassette" is the cassette, not the
     # Linkwell 11-speed chain)
     kept = [c for c in candidates if not any(c[2] < other[2] for other in candidates)]
+    if intent.comparison and len(kept) > 2:
+        # "which has the longer cable, the kugel or the werkstatt?": a product named only by a word another one named
+        # records as an attribute's label ("Cable length") is the attribute compared, not a third product
+        labels = {c[4].id: content_stems(" ".join(f.label for f in c[4].facts)) for c in kept}
+        kept = [c for c in kept if not any(c[2] <= labels[o[4].id] for o in kept if o is not c)] or kept
     # a product named by every word of its title ("the pennine aran") is the one named, not one sharing words the
     # question asks with ("what needle size and gauge ...?" and the Needle & Hook Size Gauge)
     whole = [c for c in kept if c[1] >= 1.0 and len(c[2]) >= 2]

@@ -31,6 +31,9 @@ _PRODUCT_NOUN_STEMS = content_stems(" ".join(sorted(word_list("product_nouns")))
 _ADVERBS = "|".join(map(re.escape, sorted(word_list("verb_adverbs"), key=len, reverse=True)))
 
 
+_WH = r"how \w+|what|where|when|which \w+"
+
+
 def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: bool) -> str | None:
     """What the question asks, in its own words with the product as subject ("whether the X comes with a rain
     cover", "how long the X burns"); None when no safe phrasing exists."""
@@ -96,6 +99,8 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
                 rest = f"{wh} {subject} {aux} {verb}{tail}"
     if rest is None or _NUMBER.search(rest) or len(rest) > 120:
         return None
+    if re.search(rf"^(?:whether|{_WH}) {re.escape(subject)} \w+ (?:or|and|but)\b", rest):
+        return None  # the words asked were the name's own ("are the cashews salted or plain?" of the Salted Cashews)
     if "," in rest:
         return (
             None  # a second clause reads wrongly in the shop's voice ("which harvest the X is from, this year's crop")

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from ask_engine.answering.addressing import asked_measures
-from ask_engine.answering.facts import _fact_sentence
+from ask_engine.answering.facts import _fact_sentence, _ranked_units
 from ask_engine.answering.measures import _FIGURE, measure, measures_in, with_label_units
 from ask_engine.answering.measures import ranges_in as _ranges
 from ask_engine.answering.options import (
@@ -36,7 +36,7 @@ from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Unit, _Work
-from ask_engine.language import content_stems
+from ask_engine.language import content_stems, text_cue
 from ask_engine.types import Document, Task
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
@@ -361,7 +361,8 @@ def named_row(work: _Work, doc: Document) -> _Answer | None:
     the question names beyond the product itself ("Deck size: Large cockpit, …, Examples: Kahu Kōwhai 12, …"), for a
     question asking which version suits; None where no row, or more than one, does."""
     intent = work.intent
-    if intent.price or intent.stock or not _ASKS_WHICH.search(intent.lower):
+    # (or how much of it: "how much manure per square metre on the veg beds?" and "Use: Veg beds, Rate: 150g per m²")
+    if intent.price or intent.stock or not (_ASKS_WHICH.search(intent.lower) or intent.asks_quantity):
         return None
     units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
     rows = [u for u in units if _ROW.match(u.text.strip())]
@@ -376,6 +377,53 @@ def named_row(work: _Work, doc: Document) -> _Answer | None:
     answer = _Answer()
     answer.use(doc.id)
     _claim_line(answer, work, doc, naming[0].text.strip().rstrip(". ") + ".")
+    return answer
+
+
+_FOR_SITUATION = text_cue("for_situation")  # "for my 8 yr old", "if we do judo throws"
+SUITED_MIN = 0.5  # the ranker's probability a line naming a value must reach to answer which value suits
+SUITED_MARGIN = 0.05  # ... and the lines within this of the best one's answer beside it
+
+
+def chosen_row(work: _Work, doc: Document) -> _Answer | None:
+    """The one row of the product's table naming what the question names (`named_row`), else the lines naming the
+    option value that suits the asker's situation (`suited`)."""
+    return named_row(work, doc) or suited(work, doc)
+
+
+def suited(work: _Work, doc: Document) -> _Answer | None:
+    """ "what length hand wraps for my 8 yr old?", "which thickness if we do judo throws?": a choice among the
+    product's option values for the asker's situation is answered by the description lines naming a value that the
+    ranker finds answer the question best ("120\" is for kids and small hands."; two at most, within SUITED_MARGIN
+    of the best), not by the list of the values; None when the question gives no situation of its own or no line
+    naming a value reaches SUITED_MIN."""
+    intent = work.intent
+    situation = _FOR_SITUATION.search(intent.lower)
+    if intent.price or intent.stock or not intent.options or situation is None:
+        return None
+    values = [v for _, vs in _options(doc) if len(vs) > 1 for v in vs]
+    own = _title_stems(doc) | content_stems(doc.product_type or "") | value_stems(doc)
+    if not values or not content_stems(intent.text[situation.end() :]) - own:
+        return None
+
+    def names_value(text: str) -> bool:
+        figures = set(measures_in(text))
+        return any(
+            set(measures_in(v)) & figures if measures_in(v) else re.search(rf"\b{re.escape(v)}\b", text, re.I)
+            for v in values
+        )
+
+    ranked = [(p, u) for p, u in _ranked_units(work, doc) if u.kind == "description" and names_value(u.text)]
+    if not ranked or ranked[0][0] < SUITED_MIN:
+        return None
+    answer = _Answer()
+    answer.use(doc.id)
+    for _, unit in [r for r in ranked if r[0] >= ranked[0][0] - SUITED_MARGIN][:2]:
+        text = unit.text.strip()
+        if _ROW.match(text):
+            _claim_line(answer, work, doc, text.rstrip(". ") + ".")
+        else:
+            answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
     return answer
 
 
