@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -40,16 +41,7 @@ URL = "https://harboursidekids.example/products/"
 OWN = "Harbourside Kids"
 
 
-def _options_product(
-    pid: int,
-    title: str,
-    handle: str,
-    body: str,
-    kind: str,
-    options: dict[str, list[str]],
-    prices: dict[tuple[str, ...], tuple[str, bool]],
-) -> dict[str, Any]:
-    return options_product(pid, title, handle, body, kind, options, prices, vendor=OWN)
+_options_product = partial(options_product, vendor=OWN)
 
 
 PRODUCTS: list[dict[str, Any]] = [

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -33,8 +34,7 @@ URL = "https://cwmclay.example/products/"
 OWN = "Cwm Clay"
 
 
-def _product(pid: int, title: str, handle: str, body: str, kind: str, options: Any, prices: Any) -> dict[str, Any]:
-    return options_product(pid, title, handle, body, kind, options, prices, vendor=OWN)
+_product = partial(options_product, vendor=OWN)
 
 
 PRODUCTS: list[dict[str, Any]] = [
