@@ -371,7 +371,7 @@ def word_stems(name: str) -> frozenset[str]:
 
 # questions about the shop's processes rather than a product's properties
 _POLICY_RE = _cue_re("policy")
-_ARRIVED_DAMAGED_RE = text_cue("arrived_damaged")  # "my mug arrived smashed": the damaged-goods rule
+ARRIVED_DAMAGED_RE = text_cue("arrived_damaged", re.IGNORECASE)  # "my mug arrived smashed", "damaged in transit"
 _SHIPPING_RE = _cue_re("shipping")
 # shipping questions whose answer does not depend on where the buyer lives
 _SHIPPING_NOT_PLACE_RE = _cue_re("shipping_not_place")
@@ -533,7 +533,7 @@ def parse_query(query: str) -> Intent:
         numbers=numbers,
         shipping=shipping or to_place,
         shipping_place=(shipping or to_place or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
-        policy=bool(_POLICY_RE.search(lower) or _ARRIVED_DAMAGED_RE.search(lower)) or service,
+        policy=bool(_POLICY_RE.search(lower) or ARRIVED_DAMAGED_RE.search(lower)) or service,
         catalogue=bool(_CATALOGUE_RE.search(lower)),
         comparison=bool(_COMPARISON_RE.search(lower)),
         overview=bool(_OVERVIEW_RE.search(lower)),

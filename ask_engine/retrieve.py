@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Literal
 from ask_engine.catalog.verdicts import lowest_price
 from ask_engine.config import Settings
 from ask_engine.countries import group_members
-from ask_engine.language import CURRENCY_SIGNS, content_stems, country_codes_in, parse_query, text_cue
+from ask_engine.language import (
+    ARRIVED_DAMAGED_RE,
+    CURRENCY_SIGNS,
+    content_stems,
+    country_codes_in,
+    parse_query,
+    text_cue,
+)
 from ask_engine.towns import postcode_areas_listed, town_named
 from ask_engine.types import Document, Evidence, Hit, Resolution
 
@@ -233,16 +240,15 @@ def with_own_rule_passages(
     return out
 
 
-_ARRIVED_DAMAGED = text_cue("arrived_damaged", re.IGNORECASE)  # "arrived smashed", "damaged in transit"
-
-
 def _with_damage_passages(index: ShopIndex, evidence: Sequence[Evidence], query: str) -> list[Evidence]:
     out = list(evidence)
-    damaged = [ev.passage for ev in out if ev.passage.kind != "product" and _ARRIVED_DAMAGED.search(ev.passage.text)]
-    if damaged or not _ARRIVED_DAMAGED.search(query):
+    damaged = [ev.passage for ev in out if ev.passage.kind != "product" and ARRIVED_DAMAGED_RE.search(ev.passage.text)]
+    if damaged or not ARRIVED_DAMAGED_RE.search(query):
         return out
     have = {ev.passage.id for ev in out}
-    found = [p for p in index.passages if p.kind != "product" and p.id not in have and _ARRIVED_DAMAGED.search(p.text)]
+    found = [
+        p for p in index.passages if p.kind != "product" and p.id not in have and ARRIVED_DAMAGED_RE.search(p.text)
+    ]
     found.sort(key=lambda p: p.kind != "policy")  # (stable: the shop's order; the refund policy's rule first)
     for passage in found[:RULE_EVIDENCE_MAX]:
         out.append(Evidence(len(out) + 1, passage, 0.0))

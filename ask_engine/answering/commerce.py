@@ -394,7 +394,7 @@ def differences(work: _Work, doc: Document) -> _Answer | None:
     for _, values in _options(doc):
         # a value is named by its first word ("Pelleted" of "Pelleted (approx. 250 seeds)")
         firsts = {v: w for v in values if (w := next(iter(re.findall(r"[^\W\d_]{3,}", v)), ""))}
-        named = [v for v, w in firsts.items() if content_stems(w) and content_stems(w) <= intent.stems]
+        named = [v for v, w in firsts.items() if (own := content_stems(w)) and own <= intent.stems]
         if len(named) == 1 and len(values) == 2:
             named = list(values)  # "pelleted or normal seed?" of "Standard" and "Pelleted"
         if len(named) < 2 or len(named) != len({firsts.get(v, "") for v in named}):

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ask_engine.answering.work import _is_untrusted, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
+    ARRIVED_DAMAGED_RE,
     CONCEPTS_BY_NAME,
     OWNED_AGE_RE,
     Intent,
@@ -71,10 +72,10 @@ def _targets(work: _Work, carried: Sequence[Document] = ()) -> list[Document]:
     out = list(resolved)
     # ("pelleted or normal seed?" of the carrot seed in view names its own "Pelleted" option value, not the pelleted
     # manure)
-    values = content_stems(" ".join(v for d in out for _, vs in d.options for v in vs))
+    values = content_stems(" ".join(v for d in out for _, vs in d.options for v in vs)) if intent.comparison else None
     for doc in named:
         if doc not in out and (
-            not out or (intent.comparison and not content_stems(doc.title) & intent.stems <= values)
+            not out or (values is not None and not content_stems(doc.title) & intent.stems <= values)
         ):
             out.append(doc)
     return out[:4]
@@ -258,7 +259,6 @@ def _with_history(intent: Intent, task: Task) -> Intent:
     )
 
 
-_ARRIVED_DAMAGED = text_cue("arrived_damaged")
 _PROCESS_WORD = re.compile(
     r"\breturn\w*|\brefund\w*|\bexchang\w*|\bship\w*|\bdeliver\w*|\bpostage\b|\bpay\w*|\bdiscount\w*|"
     r"\bcancel\w*|\btrack\w*|\bclaim\w*|\brepair\w*|\bcollect\w*|\bsend\b"
@@ -268,7 +268,7 @@ _PROCESS_WORD = re.compile(
 def _process_words(intent: Intent) -> bool:
     """True when the question is about a store process (return, deliver...) rather than an attribute word, or
     says the goods arrived damaged ("my bag of dates came split open": the damaged-goods rule, not the dates)."""
-    return bool(_PROCESS_WORD.search(intent.lower) or _ARRIVED_DAMAGED.search(intent.lower))
+    return bool(_PROCESS_WORD.search(intent.lower) or ARRIVED_DAMAGED_RE.search(intent.lower))
 
 
 def _concept_stems(intent: Intent) -> frozenset[str]:

@@ -15,7 +15,7 @@ from ask_engine.answering.units import _LIST_ITEM_CHARS
 from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import Intent, content_stems, country_aliases, text_cue, word_list
+from ask_engine.language import ARRIVED_DAMAGED_RE, Intent, content_stems, country_aliases, text_cue, word_list
 from ask_engine.spelling import english_word
 from ask_engine.towns import is_town
 from ask_engine.types import Document, Evidence, Task
@@ -190,7 +190,7 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     heading_names = _heading_names(names | _written_as_names(intent.text, units), units)
     # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
     asked = asked_measures(intent.text)
-    damaged = bool(ARRIVED_DAMAGED.search(intent.lower)) and any(says_damaged(u) for u in units)
+    damaged = bool(ARRIVED_DAMAGED_RE.search(intent.lower)) and any(says_damaged(u) for u in units)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
         context_words = _heading_words(u)
         u.plain_overlap = any(not w.isdigit() and w not in names for w in wanted & (words | context_words))
@@ -361,19 +361,18 @@ def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
 
 
 _VERBISH = text_cue("verbish", re.IGNORECASE)
-ARRIVED_DAMAGED = text_cue("arrived_damaged", re.IGNORECASE)  # "arrived smashed", "damaged in transit"
 
 
 def says_damaged(u: _Unit) -> bool:
     """The unit, or its heading, says what happens to goods that arrive damaged."""
-    return bool(ARRIVED_DAMAGED.search(u.text) or ARRIVED_DAMAGED.search(u.context))
+    return bool(ARRIVED_DAMAGED_RE.search(u.text) or ARRIVED_DAMAGED_RE.search(u.context))
 
 
 def damaged_rule(intent: Intent, units: list[_Unit]) -> list[_Unit]:
     """For a question saying the goods arrived damaged, the units of the sections saying what happens then, where any
     does ("Damaged items: Very occasionally a tin leaks on its way to you. If anything arrives damaged, …")."""
     sections = {(u.evidence.passage.id, u.context) for u in units if says_damaged(u)}
-    if not sections or not ARRIVED_DAMAGED.search(intent.lower):
+    if not sections or not ARRIVED_DAMAGED_RE.search(intent.lower):
         return units
     return [u for u in units if (u.evidence.passage.id, u.context) in sections]
 

@@ -406,12 +406,11 @@ def suited(work: _Work, doc: Document) -> _Answer | None:
     if not values or not content_stems(intent.text[situation.end() :]) - own:
         return None
 
+    measured = [(v, set(measures_in(v))) for v in values]
+
     def names_value(text: str) -> bool:
         figures = set(measures_in(text))
-        return any(
-            set(measures_in(v)) & figures if measures_in(v) else re.search(rf"\b{re.escape(v)}\b", text, re.I)
-            for v in values
-        )
+        return any(own & figures if own else re.search(rf"\b{re.escape(v)}\b", text, re.I) for v, own in measured)
 
     ranked = [(p, u) for p, u in _ranked_units(work, doc) if u.kind == "description" and names_value(u.text)]
     if not ranked or ranked[0][0] < SUITED_MIN:
