@@ -82,11 +82,7 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
             # "can you gift wrap it for me?" asks what the shop does: "whether the shop can gift wrap the X for you"
             rest = f"whether {'the shop' if m.group(1) == 'you' else 'you'} can {body}"
     if rest is None:
-        m = product(
-            re.match(
-                rf"^(how \w+|what|where|when|which \w+)\s+(is|are|does|do|can|will)\s+{pronoun}\s+(\w+)(.*)$", text
-            )
-        )
+        m = product(re.match(rf"^({_WH})\s+(is|are|does|do|can|will)\s+{pronoun}\s+(\w+)(.*)$", text))
         if m:
             wh, aux, verb = m.group(1), m.group(2), m.group(4)
             tail = kept(m, 5)

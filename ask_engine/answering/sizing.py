@@ -348,12 +348,16 @@ def _table_row(work: _Work, doc: Document) -> _Answer | None:
     answer = _Answer()
     answer.use(doc.id)
     for unit in fitting:
-        text = unit.text.strip()
-        if unit in rows:
-            _claim_line(answer, work, doc, text.rstrip(". ") + ".")
-        else:
-            answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+        _claim_unit(answer, work, doc, unit.text.strip())
     return answer
+
+
+def _claim_unit(answer: _Answer, work: _Work, doc: Document, text: str) -> None:
+    """A table row quoted after the product's name (`_claim_line`), any other line as it stands."""
+    if _ROW.match(text):
+        _claim_line(answer, work, doc, text.rstrip(". ") + ".")
+    else:
+        answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
 
 
 def named_row(work: _Work, doc: Document) -> _Answer | None:
@@ -406,11 +410,11 @@ def suited(work: _Work, doc: Document) -> _Answer | None:
     if not values or not content_stems(intent.text[situation.end() :]) - own:
         return None
 
-    measured = [(v, set(measures_in(v))) for v in values]
+    measured = [(v, set(measures_in(v))) for v in values]  # each value's own figures ("120 in"), none for "Camo"
 
     def names_value(text: str) -> bool:
         figures = set(measures_in(text))
-        return any(own & figures if own else re.search(rf"\b{re.escape(v)}\b", text, re.I) for v, own in measured)
+        return any(held & figures if held else re.search(rf"\b{re.escape(v)}\b", text, re.I) for v, held in measured)
 
     ranked = [(p, u) for p, u in _ranked_units(work, doc) if u.kind == "description" and names_value(u.text)]
     if not ranked or ranked[0][0] < SUITED_MIN:
@@ -418,11 +422,7 @@ def suited(work: _Work, doc: Document) -> _Answer | None:
     answer = _Answer()
     answer.use(doc.id)
     for _, unit in [r for r in ranked if r[0] >= ranked[0][0] - SUITED_MARGIN][:2]:
-        text = unit.text.strip()
-        if _ROW.match(text):
-            _claim_line(answer, work, doc, text.rstrip(". ") + ".")
-        else:
-            answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+        _claim_unit(answer, work, doc, unit.text.strip())
     return answer
 
 
