@@ -388,6 +388,7 @@ def asks_options(text: str) -> bool:
 _CATALOGUE_RE = _cue_re("catalogue")
 _COLOUR_CHANGE_RE = text_cue("colour_change")
 _COLOUR_COMPOUND_RE = text_cue("colour_compound")  # "blue light", "red wine": the colour word names no colour
+_COLOUR_THING_RE = text_cue("colour_thing")  # "lump charcoal", "face cream": the colour word names a thing
 _COMPARISON_RE = _cue_re("comparison")
 _OVERVIEW_RE = _cue_re("overview")
 _ELLIPTICAL_RE = _cue_re("elliptical")
@@ -499,6 +500,7 @@ def parse_query(query: str) -> Intent:
     # leaves is no colour of the product asked for
     changed = {w for m in _COLOUR_CHANGE_RE.finditer(lower) for w in re.findall(r"[a-z]+", m.group(1))}
     changed |= {m.group(1) for m in _COLOUR_COMPOUND_RE.finditer(lower)}  # "does it block blue light?"
+    changed |= {m.group(2) for m in _COLOUR_THING_RE.finditer(lower) if m.group(1) not in COLOUR_WORDS}
     # "is it Greenguard Gold certified?": a capitalised colour word after a capitalised name, closing it, is the name's
     changed |= {
         m.group(2).lower()

@@ -14,7 +14,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,10 +24,13 @@ from ask_engine.plaintext import word_set
 
 __all__ = [
     "Town",
+    "code_lister",
     "fold_name",
     "home_country",
+    "names_region_group",
     "near_named_city",
     "postcode_areas_listed",
+    "region_codes",
     "region_display",
     "regions_named",
     "town_named",
@@ -123,6 +126,11 @@ def _region_patterns(country: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple(out)
 
 
+def names_region_group(text: str, country: str) -> bool:
+    """`text` names a group of `country`'s regions ("the lower 48", "Atlantic Canada")."""
+    return any(pattern.search(text) for _, pattern in _group_patterns(country))
+
+
 def regions_named(text: str, country: str) -> tuple[frozenset[str], str]:
     """The regions of `country` a line names ("Victoria, and South-East Queensland" → Victoria, Queensland), and
     the line with them taken out (so "South Australia" does not also read as the whole country)."""
@@ -136,6 +144,33 @@ def regions_named(text: str, country: str) -> tuple[frozenset[str], str]:
             found.add(name)
             text = pattern.sub(" ", text)
     return frozenset(found), text
+
+
+@lru_cache(maxsize=64)
+def region_codes(country: str) -> dict[str, str]:
+    """Display name of each state or province of `country` → its short code ("Texas" → "TX")."""
+    import pycountry
+
+    return {str(s.name): str(s.code).split("-", 1)[1] for s in pycountry.subdivisions.get(country_code=country) or ()}
+
+
+def code_lister(country: str, name: str) -> Callable[[str], bool] | None:
+    """A test for text that lists the state or province `name` by its short code among others of `country`'s
+    ("Central (ND, SD, NE, KS, OK, TX, MN)" lists Texas; "TX" alone, or "OK" in a sentence, lists nothing), or names a
+    group of regions holding it ("Rest of the lower 48 states" for Oklahoma)."""
+    codes = region_codes(country)
+    own = codes.get(name)
+    if own is None or not own.isalpha():
+        return None
+    others = {c for c in codes.values() if c != own and c.isalpha()}
+
+    def lists(text: str) -> bool:
+        found = set(re.findall(r"(?<![\w-])([A-Z]{2,3})(?![\w-])", text))
+        return (own in found and len(found & others) >= 2) or any(
+            name in names and pattern.search(text) for names, pattern in _group_patterns(country)
+        )
+
+    return lists
 
 
 def _spans(text: str, words: list[re.Match[str]], i: int, capitals: bool) -> Iterator[tuple[str, str]]:
@@ -329,6 +364,10 @@ _REGION_ADJECTIVES = {
     "US-TX": ["texan"],
     "CA-10": ["quebecois", "québécois"],
 }
+_MAINLAND_STATES = (
+    "AL AR AZ CA CO CT DC DE FL GA IA ID IL IN KS KY LA MA MD ME MI MN MO MS MT NC ND NE NH NJ NM NV NY OH OK OR PA RI "
+    "SC SD TN TX UT VA VT WA WI WV WY"
+)
 # regional groups a delivery table names ("Atlantic Canada"): each is one more name of every region it covers
 _REGION_GROUPS = {
     "atlantic canada": ["CA-04", "CA-05", "CA-07", "CA-09"],
@@ -338,6 +377,18 @@ _REGION_GROUPS = {
     "new england": ["US-CT", "US-MA", "US-ME", "US-NH", "US-RI", "US-VT"],
     "pacific northwest": ["US-OR", "US-WA"],
 }
+# ... and the mainland of the United States, every state but Alaska and Hawaii ("the lower 48", "contiguous US")
+_REGION_GROUPS.update(
+    {
+        name: [f"US-{code}" for code in _MAINLAND_STATES.split()]
+        for name in [
+            f"{lead} {country}"
+            for lead in ("contiguous", "continental", "mainland")
+            for country in ("us", "u.s.", "usa", "united states")
+        ]
+        + ["lower 48", "lower forty-eight", "contiguous states", "contiguous 48"]
+    }
+)
 
 
 _SCOTTISH = word_set("AB DD DG EH FK G HS IV KA KW KY ML PA PH TD ZE")

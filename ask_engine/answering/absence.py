@@ -17,7 +17,15 @@ from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_n
 from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
 from ask_engine.answering.sentences import _heading_words
 from ask_engine.answering.work import _Unit, _Work
-from ask_engine.language import Intent, content_stems, country_codes_in, folded_phrases, text_cue, word_list
+from ask_engine.language import (
+    Intent,
+    content_stems,
+    country_codes_in,
+    folded_phrases,
+    text_cue,
+    word_list,
+    word_stems,
+)
 from ask_engine.types import Task
 
 # A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
@@ -67,6 +75,9 @@ def _page_names(unit: _Unit) -> frozenset[str]:
 _DENIAL = text_cue("denial")
 
 
+_LIGHT_VERB_STEMS = word_stems("light_verbs")
+
+
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
     (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
@@ -76,7 +87,14 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
     for u in units:
         words = _said_by(u)
         for w in (
-            intent.stems - ignore - names - aged - _GENERIC_QUERY_STEMS - framing_stems(intent.text) - _VAGUE_STEMS
+            intent.stems
+            - ignore
+            - names
+            - aged
+            - _GENERIC_QUERY_STEMS
+            - framing_stems(intent.text)
+            - _VAGUE_STEMS
+            - _LIGHT_VERB_STEMS  # "what wood should I use for chicken?" insists on no "use"
         ):
             if w in words and not w.isdigit() and not _DENIAL.fullmatch(w):  # "not royal mail": "not" is no topic
                 counts[w] = counts.get(w, 0) + 1

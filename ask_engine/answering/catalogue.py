@@ -39,9 +39,10 @@ from ask_engine.phrases import phrase
 from ask_engine.retrieve import PRICE_LIST_MAX, price_ordered
 from ask_engine.types import Document, Evidence, Task
 
+# ... and the lexicon's vague words ("what's the actual difference?" names no attribute)
 _COMPARISON_STEMS = content_stems(
-    "difference differences differ compare comparison versus vs better best which between one ones"
-)
+    "difference differences differ compare comparison versus vs better best which between one ones two both"
+) | word_stems("vague_words")
 _CATALOGUE_STEMS = word_stems("catalogue_frame")
 
 

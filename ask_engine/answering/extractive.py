@@ -67,6 +67,7 @@ from ask_engine.answering.query import (
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
 from ask_engine.answering.shipping import _shipping, buyer_then_home
+from ask_engine.answering.terms import untargeted_guide
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
 from ask_engine.language import (
@@ -280,6 +281,7 @@ class ExtractiveGenerator:
             or _catalogue(work, targets)
             or _not_offered(work, targets)
             or _select(work, targets)
+            or untargeted_guide(work, targets)
         )
         if (
             answer is not None

@@ -78,7 +78,7 @@ def ranges_in(text: str) -> tuple[tuple[float, float, str], ...]:
 # a table's cell whose header carries the unit ("Chest (cm): 84-92"), its figures bare
 _LABEL_UNIT = re.compile(
     r"(?P<label>[^:,;()]{1,40}?)\s*\((?P<unit>cm|mm|m|in|inch(?:es)?|ft|kg|g|lbs?|oz|ml|l)\)\s*:\s*"
-    r"(?P<value>\d+(?:[.,]\d+)?(?:\s*(?:-|–|to)\s*\d+(?:[.,]\d+)?)?)(?![\d.,]*\d)(?!\s*(?:[a-z]|\"|”))",
+    r"(?P<value>\d+(?:[.,]\d+)?(?:\s*(?:-|–|to)\s*\d+(?:[.,]\d+)?)?)(?![\d.,]*\d)(?!\s*(?:[a-z]|\"|”|[¼½¾⅓⅔⅛]))",
     re.IGNORECASE,
 )
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ask_engine.answering.addressing import framing_stems, ways_of
+from ask_engine.answering.addressing import asked_measures, framing_stems, ways_of
 from ask_engine.answering.facts import (
     _IDENTITY_KEYS,
     RELATED_BAR,
@@ -122,6 +122,11 @@ NEAR_SENTENCE_BAR = 0.6
 # ranked first only for being about the product ("Twenty warm bulbs on a weatherproof cable" for "is the cable safe
 # for pets to chew?") stays below it
 NEAR_UNTIED_BAR = 0.8
+# ... and from which it is shown when it names the attribute the lexicon reads in the question ("can I swim with it?"
+# and "Water resistance is not guaranteed on vintage watches", 0.5): the shop speaks of what is asked, so "has not
+# recorded whether it is waterproof" would deny a line it holds. Set on six blind probe shops (barbecue, bridal,
+# watches, archery; solar and tiles kept apart), hedged as the sentences above are.
+NEAR_NAMED_BAR = 0.4
 
 
 # The ranker's probability from which a description sentence below the bar is shown (hedged) before a disclosure
@@ -142,6 +147,21 @@ def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float
     return bool(wanted & content_stems(unit.text))
 
 
+def denies_asked(work: _Work, doc: Document, text: str) -> bool:
+    """`text` says a word the question asks about with a prefix denying it ("is it waxed?" and "Unwaxed, uncoated
+    kraft paper", "non-slip", "non toxic"), or, asked what comes with the product, says whether that thing is
+    included ("does it come with a propane tank?" and "Propane (LP) only - 20 lb tank, not included"): it answers,
+    however far the ranker reads it."""
+    asked = [s for s in work.intent.stems - naming_stems(work, doc) if len(s) >= 3 and s.isalpha()]
+    low = text.lower()
+    if "contents" in work.intent.concepts and _INCLUDED.search(low) and content_stems(low) & set(asked):
+        return True
+    return any(re.search(rf"\b(?:un|non-?|non )(?:-)?{re.escape(s)}", low) for s in asked)
+
+
+_INCLUDED = re.compile(r"\b(?:not )?included\b|\bsold separately\b")
+
+
 def naming_stems(work: _Work, doc: Document) -> frozenset[str]:
     """The question's words that may name the product in view: its title, handle, type, tags and option values, a
     generic query word, and the word after a demonstrative that its own text uses ("this mic", where the description
@@ -152,26 +172,37 @@ def naming_stems(work: _Work, doc: Document) -> frozenset[str]:
 
 
 def _near_sentence(
-    ranked: Sequence[tuple[float, Unit]], ties: Callable[[Unit], bool] = lambda unit: True
+    ranked: Sequence[tuple[float, Unit]],
+    ties: Callable[[Unit], bool] = lambda unit: True,
+    names_asked: Callable[[str], bool] = lambda text: False,
 ) -> Unit | None:
     """The best-ranked unit when it is a description sentence (and so ranked above every fact) at or above
-    `NEAR_SENTENCE_BAR` that `ties` to the question, or at or above `NEAR_UNTIED_BAR` however worded; else None."""
+    `NEAR_SENTENCE_BAR` that `ties` to the question, at or above `NEAR_NAMED_BAR` naming the attribute the lexicon reads
+    in the question (`names_asked`), or at or above `NEAR_UNTIED_BAR` however worded; else None."""
     if not ranked:
         return None
     p, unit = ranked[0]
-    if unit.kind != "description" or p < NEAR_SENTENCE_BAR:
+    if unit.kind != "description" or p < min(NEAR_SENTENCE_BAR, NEAR_NAMED_BAR):
         return None
-    return unit if p >= NEAR_UNTIED_BAR or ties(unit) else None
+    if p >= NEAR_NAMED_BAR and names_asked(unit.text):
+        return unit
+    return unit if p >= NEAR_UNTIED_BAR or (p >= NEAR_SENTENCE_BAR and ties(unit)) else None
 
 
-def _tied(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]]) -> Callable[[Unit], bool]:
-    """Whether a unit uses a word of the question beyond the product's name or states the kind of figure it asks
-    (`addressing.ways_of`). The description's opening sentence says what the product is ("Twenty warm bulbs on a
-    weatherproof cable"): its words are the product's own, as its name's are, and tie it to nothing."""
+def _tied(
+    work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]], names_asked: Callable[[str], bool]
+) -> Callable[[Unit], bool]:
+    """Whether a unit uses a word of the question beyond the product's name, states the kind of figure it asks
+    (`addressing.ways_of`) or names the attribute the lexicon reads in it (`names_asked`: "is it waterproof?" and
+    "Please treat this one as splash-proof at most"). The description's opening sentence says what the product is
+    ("Twenty warm bulbs on a weatherproof cable"): its words are the product's own, as its name's are, and tie it to
+    nothing."""
     names = _title_stems(doc)
     described = [u for _, u in ranked if u.kind == "description"]
     opening = min(described, key=lambda u: u.position) if described else None
-    return lambda unit: unit is not opening and bool(ways_of(work.intent.text, [unit], name_stems=names)[0])
+    return lambda unit: (
+        unit is not opening and (bool(ways_of(work.intent.text, [unit], name_stems=names)[0]) or names_asked(unit.text))
+    )
 
 
 def _speaks_to(work: _Work, unit: Unit) -> bool:
@@ -194,11 +225,19 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     # what names the product ("bulbs" of "Type: Fall Bulbs") and a light verb ("use" of "Do not use if pregnant" and
     # "how often should I use it?") tie a notice to nothing the question asks
     asked = _own_words(work, doc) - _LIGHT_VERB_STEMS
+    # a line sharing a word ("string") speaks to nothing else asked: not to the attribute the lexicon reads ("does the
+    # warranty cover the string?"), nor with the kind of figure asked ("arrow speed at 40 lbs?" and "Never dry-fire")
+    concepts = work.intent.concepts
+    kinds = [k for k in asked_measures(work.intent.text) if k.name not in ("count", "percentage", "place")]
     lines: list[tuple[int, str]] = []
     for fact in doc.facts:
         if fact.source != "disclosure":
             continue
         for sentence in split_sentences(_safe_fact(fact).value):
+            if (concepts and not any(mentions_concept(f"{fact.label}: {sentence}", c) for c in concepts)) or (
+                kinds and not any(k.states.search(sentence) for k in kinds)
+            ):
+                continue
             lines.append((len(asked & content_stems(sentence)), f"{fact.label}: {sentence.strip()}"))
     if not any(shared for shared, _ in lines):
         return None

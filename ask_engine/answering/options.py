@@ -49,8 +49,29 @@ def value_stems(doc: Document) -> frozenset[str]:
 
 
 def _named_option(intent: Intent, doc: Document) -> bool:
-    """True when the question names one of the product's options by its name ("scents", "finishes")."""
-    return any(_names_option(intent, name, values) for name, values in _options(doc) if len(values) > 1)
+    """True when the question names one of the product's options by its name ("scents", "finishes"), not only as the
+    first word of a phrase its own description uses (`phrased_option_words`)."""
+    return any(
+        _names_option(intent, name, values) and not _phrased(intent, doc, (name.split() or [""])[-1].lower())
+        for name, values in _options(doc)
+        if len(values) > 1
+    )
+
+
+def _phrased(intent: Intent, doc: Document, word: str) -> bool:
+    """Every time the question says `word`, it is the first word of a phrase the product's description uses too."""
+    after = re.findall(rf"\b{re.escape(word)}\s+([^\W\d_]+)", intent.lower)
+    return len(after) == len(re.findall(rf"\b{re.escape(word)}\b", intent.lower)) > 0 and all(
+        re.search(rf"\b{re.escape(word)}\s+{re.escape(w)}\b", doc.body.lower()) for w in after
+    )
+
+
+def phrased_option_words(intent: Intent, doc: Document) -> bool:
+    """The question's option words ("flavor", "size") are each said only as the first word of a phrase the product's
+    own description uses ("do your pellets have flavor oils?" and "No flavor oils, no binders"): they name that thing,
+    and ask for no option values."""
+    words = {m.group().lower() for m in _OPTION_WORD.finditer(intent.lower)}
+    return bool(words) and all(_phrased(intent, doc, w) for w in words)
 
 
 def _names_option(intent: Intent, name: str, values: Sequence[str]) -> bool:
@@ -290,7 +311,14 @@ def _extreme_size(intent: Intent, values: tuple[str, ...]) -> str | None:
 
 @lru_cache(maxsize=1)
 def _size_words() -> dict[str, tuple[str, ...]]:
-    return {k.casefold(): tuple(v) for k, v in lexicon_section("size_words").items()}
+    """Each size's spellings by the way a shop may write it: "XL" gives "extra large", "x-large", …; and "X-Large"
+    gives "XL" and the rest of its spellings (a letter of two or more, never "S", "M" or "L" alone)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for letter, words in lexicon_section("size_words").items():
+        out[letter.casefold()] = tuple(words)
+        for word in words:
+            out.setdefault(word.casefold(), tuple(w for w in (letter, *words) if w != word and len(w) > 1))
+    return out
 
 
 def _named_sizes(question: str, values: tuple[str, ...]) -> list[str]:
@@ -300,8 +328,9 @@ def _named_sizes(question: str, values: tuple[str, ...]) -> list[str]:
     words = _size_words()
     spellings = [(w, v) for v in values for w in (v, *words.get(v.casefold(), ()))]
     for spelling, value in sorted(spellings, key=lambda s: -len(s[0])):
-        flags = re.IGNORECASE if len(spelling) > 2 or spelling != value else 0
-        pattern = re.compile(rf"(?<![\w'-]){re.escape(spelling)}(?![\w'-])", flags)
+        # (a two-letter size in any case: "xl" is no English word, where "m" may be a metre)
+        loose = len(spelling) > 2 or spelling != value or (spelling.casefold() in words and len(spelling) == 2)
+        pattern = re.compile(rf"(?<![\w'-]){re.escape(spelling)}(?![\w'-])", re.IGNORECASE if loose else 0)
         if len(spelling) <= 2 and spelling == value and not pattern.search(text):
             pattern = re.compile(rf"\bsize\s+{re.escape(spelling)}\b", re.IGNORECASE)
         found_at = pattern.search(text)

@@ -36,6 +36,7 @@ from ask_engine.answering.nearest import (
     _says_asked_words,
     _speaks_to,
     _tied,
+    denies_asked,
     naming_stems,
     past_named,
 )
@@ -45,6 +46,7 @@ from ask_engine.answering.options import (
     _named_variant,
     held_concepts,
     names_value_only,
+    phrased_option_words,
     value_stems,
 )
 from ask_engine.answering.passages import _select
@@ -52,6 +54,7 @@ from ask_engine.answering.query import (
     _attribute_stems,
     _names_in,
     _process_words,
+    _reference_stems,
     _title_stems,
     _without_named_values,
 )
@@ -63,9 +66,10 @@ from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work, said_of
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
-    CONCEPTS,
+    COLOUR_WORDS,
     CONCEPTS_BY_NAME,
     OFFER_QUESTION_RE,
+    Intent,
     asks_options,
     content_stems,
     fact_key_matches,
@@ -127,9 +131,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "can I get the kettle in polished steel?", "can I buy it in a 1kg bag?": whether it comes in that option
         # value (and is in stock), from the variants, not the description line that lists the options
         intent = work.intent = replace(intent, options=True)
-    elif intent.options and intent.yes_no and _asks_for_other_thing(intent, doc):
-        # "does the whisky come in a gift tube?" names neither an option nor one of its values: the description
-        # may say ("70cl comes in a gift tube"), and the list of sizes would answer nothing
+    elif intent.options and (
+        (intent.yes_no and _asks_for_other_thing(intent, doc)) or phrased_option_words(intent, doc)
+    ):
+        # "does the whisky come in a gift tube?" names neither an option nor one of its values, "flavor oils" no
+        # flavors: the description may say ("70cl comes in a gift tube"), and the list of values would answer nothing
         intent = work.intent = replace(intent, options=False)
     # "do u have it in clay size 0000?" asks whether that variant is had, which its size chart row does not say
     having = intent.yes_no and not intent.price and _asks_for_value(intent, doc)
@@ -178,7 +184,9 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "is it washed or natural?": a colour word ("natural") read as asking for the options, where a recorded
         # fact answers ("Process: Washed"); the options listed would answer nothing
         colour_only = bool(intent.colours) and not (intent.price or intent.stock or asks_options(intent.text))
-        if (unrecorded or colour_only) and found:
+        # ... and "does it come in white?" of a veil sold in no colours, its "Ivory only." (shown hedged)
+        shown = found or (unrecorded and bool(intent.colours) and any(x.kind == "claim" for x in recorded.sentences))
+        if (unrecorded or colour_only) and shown:
             # the variants record no sizes, but a fact does ("Size: ages 9-12"): that answers, and "has not recorded
             # any sizes" before it would contradict it; the other options listed in its place ("its colours are …"
             # for "what size are they?") answer nothing once the size is found
@@ -198,7 +206,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
             and not any(x.kind == "claim" for x in recorded.sentences)
             and any(x.kind == "claim" for x in sold.sentences)
         )
-        if (found or intent.concepts or not commerce or not sold.sentences) and not vague:
+        if (shown or intent.concepts or not commerce or not sold.sentences) and not vague:
             answer.extend(recorded)
     if not answer.sentences:
         return None
@@ -217,6 +225,16 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         if policy is not None and not policy.not_recorded and said_of(policy, asked) >= said_of(answer, asked):
             return policy
     return answer
+
+
+def _speaks_of_asked(fact: Fact, intent: Intent) -> bool:
+    """A notice sharing a word of the question ("Check the wrist strap before every hike") speaks to it only if it
+    names the attribute the lexicon reads there, if any ("does the warranty cover the wrist strap?")."""
+    return (
+        fact.source != "disclosure"
+        or not intent.concepts
+        or any(mentions_concept(fact_text(fact), c) for c in intent.concepts)
+    )
 
 
 _AGE_LIMIT = text_cue("age_limit", re.IGNORECASE)  # "under 3 years", "16+", "aged 8"
@@ -247,7 +265,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
-    facts = [f for f in facts if not other_attribute(f.label, intent.concepts)]
+    facts = [f for f in facts if not other_attribute(f.label, intent.concepts) and _speaks_of_asked(f, intent)]
     chosen = [u for u in chosen if not (u.kind == "fact" and other_attribute(u.label, intent.concepts))]
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
@@ -363,11 +381,13 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     answer.gaps += product_gaps(intent, doc)
     own = None if predicate or figureless else _asked_fact(work, doc, ranked)
     related = [own] if own is not None else figureless[:1] or siblings[:1] or _related_facts(work, doc, ranked)
-    noticed = bool(related) and related[0].source == "disclosure"
+    noticed = bool(related) and related[0].source == "disclosure" and _speaks_of_asked(related[0], intent)
+    # (the attribute or colour named, not a kind of figure: a row stating a weight may be another variant's)
+    names_asked = _states_asked(work, doc, words=False, measured=False)
     near = (
         None
         if own is not None or figureless or siblings or dropped
-        else _near_sentence(ranked, _tied(work, doc, ranked))
+        else _near_sentence(ranked, _tied(work, doc, ranked, names_asked), names_asked)
     )
     if near is not None and not _speaks_to(work, near):
         near = None
@@ -394,6 +414,12 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
             )
         text = _single_item(near, work.asked - _title_stems(doc)) or near.text
         answer.claim(text, _cites_for(work.task, doc, text), doc=doc.id)
+        return answer
+    if related and intent.yes_no and denies_asked(work, doc, fact_text(related[0])):
+        # "is it waxed?" and "Material: Unwaxed, uncoated kraft paper": the fact says no in the question's own word
+        answer.not_recorded = answer.unnamed = False
+        answer.gaps = []
+        _fact_sentence(answer, work, doc, related[0], lead=True)
         return answer
     if own is None and noticed:
         own = related[0]  # a notice speaking of it ("Meets BS 7177" for "fire retardant?") is not "not recorded"
@@ -473,10 +499,10 @@ def _tied_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) ->
     return [u for p, u in ranked[:1] if p >= bar and u.kind == "description" and states(u.text)]
 
 
-def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable[[str], bool]:
+def _states_asked(work: _Work, doc: Document, *, words: bool = True, measured: bool = True) -> Callable[[str], bool]:
     """A test of whether a sentence names what the question asks about this product: an attribute the lexicon reads
-    in the question (other than one its name already says), a figure of the kind the question asks for (lexicon
-    "measures"), or, with `words`, a word of the question beyond the product's name."""
+    in the question (other than one its name already says), with `measured` a figure of the kind the question asks
+    for (lexicon "measures"), or, with `words`, a word of the question beyond the product's name."""
     concepts = work.intent.concepts
     kind = " ".join([doc.title, doc.product_type or "", *doc.tags])
     # an attribute that only names what the product is ("your SPF 50 sun cream") is not the one asked about
@@ -488,7 +514,7 @@ def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable
         shared -= _title_stems(doc) | _reference_stems(work.intent.text, doc)
 
     # ... or the kind of figure the question asks for: "16in" states how tall, "27 x 19 x 24 in" how wide
-    figures = asked_measures(work.intent.text)
+    figures = asked_measures(work.intent.text) if measured else ()
 
     def states(text: str) -> bool:
         return (
@@ -497,40 +523,14 @@ def _states_asked(work: _Work, doc: Document, *, words: bool = True) -> Callable
             or ("contents" in wanted and bool(_LEAD_AND_ITEMS.search(text)))
             or bool(shared & content_stems(text))
             or any(m.states.search(text) for m in figures)
+            # "does it come in white?" of a product sold in no colours: a line naming a colour ("Ivory only.")
+            or bool(work.intent.colours and COLOUR_WORDS & set(re.findall(r"[a-z]+", text.lower())))
         )
 
     return states
 
 
 _LEAD_AND_ITEMS = re.compile(r":\s+[^;:]+;\s+[^;:]+")
-
-
-def _reference_stems(question: str, doc: Document) -> frozenset[str]:
-    """The words the question names the product with beyond its title: a word next to the title's words that the
-    product's own text uses too ("your SPF 50 sun cream" for "Sunscreen SPF 50", described as "sun cream"). They say
-    which product is meant, not what is asked about it; a name, or a word that names an attribute, never is."""
-    title = _title_stems(doc)
-    own = content_stems(" ".join([doc.body, doc.product_type or "", *doc.tags]))
-    tokens = re.findall(r"[\w'-]+", question)
-    stems = [next(iter(content_stems(t)), "") for t in tokens]
-    inside = [bool(st) and st in title for st in stems]
-    changed = True
-    while changed:
-        changed = False
-        for i, st in enumerate(stems):
-            near = (i > 0 and inside[i - 1]) or (i + 1 < len(stems) and inside[i + 1])
-            # a name ("Shimano SLX") is what is asked about, not how the product is called; the attribute check, the
-            # costly one, comes last
-            if (
-                not inside[i]
-                and near
-                and st
-                and st in own
-                and tokens[i].islower()
-                and not any(mentions_concept(tokens[i], c.name) for c in CONCEPTS)
-            ):
-                inside[i] = changed = True
-    return frozenset(st for st, named in zip(stems, inside, strict=True) if named and st not in title)
 
 
 def _lexicon_facts(

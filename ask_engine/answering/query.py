@@ -13,10 +13,12 @@ from ask_engine.answering.work import _is_untrusted, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     ARRIVED_DAMAGED_RE,
+    CONCEPTS,
     CONCEPTS_BY_NAME,
     OWNED_AGE_RE,
     Intent,
     content_stems,
+    mentions_concept,
     normalize,
     parse_query,
     price_denied,
@@ -82,6 +84,7 @@ def _targets(work: _Work, carried: Sequence[Document] = ()) -> list[Document]:
 
 
 _CLAUSE_SPLIT = text_cue("clause_split", re.IGNORECASE)
+_VERB_SLOT = text_cue("verb_slot")
 
 
 def _clean_query(query: str) -> str:
@@ -105,6 +108,7 @@ _PART_SPLIT = text_cue("part_split", re.IGNORECASE)
 _BARE_FIGURE_PART = text_cue("bare_figure_part", re.IGNORECASE)
 _ASKS_OF_ITS_OWN = re.compile(r"^(?:and |also |but )?(?:where|when|who|how|what)(?:\s+\w+){2,}", re.IGNORECASE)
 _ASKER_FIGURES = text_cue("asker_figures", re.IGNORECASE)  # "im 178cm …" after a question: no question of its own
+_CONTEXT_PART = text_cue("context_part", re.IGNORECASE)  # "thinking about the Margaux" after a question
 
 
 def _question_parts(
@@ -115,19 +119,25 @@ def _question_parts(
     one, of the variant the part before names (`names_variant`: "does it come in a travel size? how much?")."""
     parts = [p.strip(" ,;") for p in _PART_SPLIT.split(query) if p and p.strip(" ,;?")]
     joined: list[str] = []
+    dropped = False
     # ("where do they come from" says no content word, but asks where: a question of its own)
     for part in (p for p in parts if content_stems(p) or _ASKS_OF_ITS_OWN.match(p)):
         leans = not in_view or (names_variant is not None and bool(joined) and names_variant(joined[-1]))
         if joined and leans and _BARE_FIGURE_PART.match(part):
             # "is the Geisha out yet? how much?": alone, "how much?" would price whatever product retrieval ranks first
             joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
+        elif joined and _CONTEXT_PART.match(part):
+            # "how does a drop veil stay on? Thinking about the Margaux": which product is meant (the whole question
+            # named it), no question of its own
+            dropped = True
+            continue
         elif joined and _ASKER_FIGURES.match(part) and re.search(r"\d", part):
             # "what length paddle? im 178cm and my kayak is 61cm wide": the asker's figures, for the question before
             joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
         else:
             joined.append(part)
     if len(joined) <= 1:
-        return [query]
+        return joined if dropped else [query]
     return joined[:3]
 
 
@@ -299,6 +309,8 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     limit = max(2, len(products) // 3)
     attribute_words = _concept_stems(intent)
     asked = content_stems(OWNED_AGE_RE.sub(" ", intent.text)) if OWNED_AGE_RE.search(intent.text) else intent.stems
+    # "how do I season a new offset?": the verb after "how do I" names no product ("Pre-Seasoned Cast Iron Skillet")
+    asked -= content_stems(" ".join(m.group(1) for m in _VERB_SLOT.finditer(intent.lower)))
     candidates: list[tuple[int, float, frozenset[str], bool, Document]] = []
     # an option value the question says beside a word of the name counts as one more word of it ("the 16 piece
     # truffle box" is the truffle selection's "16 pieces", not the favour box holding 2 truffles; "white choc
@@ -447,3 +459,31 @@ def _says_only(line: str, value: str, values: Sequence[str]) -> bool:
         return re.search(rf"(?<![\w-]){re.escape(v.lower())}(?![\w-])", line) is not None
 
     return names(value) and not any(names(v) for v in values if v != value and v.lower() not in value.lower())
+
+
+def _reference_stems(question: str, doc: Document) -> frozenset[str]:
+    """The words the question names the product with beyond its title: a word next to the title's words that the
+    product's own text uses too ("your SPF 50 sun cream" for "Sunscreen SPF 50", described as "sun cream"). They say
+    which product is meant, not what is asked about it; a name, or a word that names an attribute, never is."""
+    title = _title_stems(doc)
+    own = content_stems(" ".join([doc.body, doc.product_type or "", *doc.tags]))
+    tokens = re.findall(r"[\w'-]+", question)
+    stems = [next(iter(content_stems(t)), "") for t in tokens]
+    inside = [bool(st) and st in title for st in stems]
+    changed = True
+    while changed:
+        changed = False
+        for i, st in enumerate(stems):
+            near = (i > 0 and inside[i - 1]) or (i + 1 < len(stems) and inside[i + 1])
+            # a name ("Shimano SLX") is what is asked about, not how the product is called; the attribute check, the
+            # costly one, comes last
+            if (
+                not inside[i]
+                and near
+                and st
+                and st in own
+                and tokens[i].islower()
+                and not any(mentions_concept(tokens[i], c.name) for c in CONCEPTS)
+            ):
+                inside[i] = changed = True
+    return frozenset(st for st, named in zip(stems, inside, strict=True) if named and st not in title)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from functools import lru_cache
 
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
 from ask_engine.answering.sentences import (
@@ -34,11 +33,14 @@ from ask_engine.phrases import phrase
 from ask_engine.retrieve import AMOUNT_RE, COST_RE
 from ask_engine.towns import (
     Town,
+    code_lister,
     fold_name,
     follows_capitalised,
     home_country,
+    names_region_group,
     near_named_city,
     postcode_areas_listed,
+    region_codes,
     region_display,
     regions_named,
     town_named,
@@ -122,7 +124,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         return None
     place_name = region[1].lower() if region is not None and region[0] == code else None
     # "Central (ND, SD, NE, KS, OK, TX, …): 3–5 business days" names Texas by its code among its neighbours'
-    listing = _code_lister(code, region[1]) if region is not None and region[0] == code else None
+    listing = code_lister(code, region[1]) if region is not None and region[0] == code else None
     # a sentence names the destination itself, its region, or sits under a heading that names it ("Canada"); for
     # a town, a line listing other postcode areas than its own is about somewhere else
     # (a line naming no place of its own is about the place its heading names: "## Northern Ireland" over "€6.95, free
@@ -460,7 +462,9 @@ def _town_level(town: Town, text: str) -> int:
         # a line about the region as a whole ("the rest of Queensland") comes before it
         return 0 if towns_in(text, town.country) - {fold_name(town.name)} else 1
     if named and town.region and town.country not in country_codes_in(rest):
-        return -1
+        # (not a line limiting where things go to a group of regions leaving the town's out: "Freight items only ship
+        # within the lower 48 states" bars Honolulu)
+        return 0 if _ONLY.search(text) and names_region_group(text, town.country) else -1
     return 0
 
 
@@ -503,30 +507,6 @@ def _names_place(text: str, place: str, listing: Callable[[str], bool] | None) -
     return place in text.lower() or (listing is not None and listing(text))
 
 
-@lru_cache(maxsize=64)
-def _region_codes(country: str) -> dict[str, str]:
-    """Display name of each state or province of `country` → its short code ("Texas" → "TX")."""
-    import pycountry
-
-    return {str(s.name): str(s.code).split("-", 1)[1] for s in pycountry.subdivisions.get(country_code=country) or ()}
-
-
-def _code_lister(country: str, name: str) -> Callable[[str], bool] | None:
-    """A test for text that lists the state or province `name` by its short code among others of `country`'s
-    ("Central (ND, SD, NE, KS, OK, TX, MN)" lists Texas; "TX" alone, or "OK" in a sentence, lists nothing)."""
-    codes = _region_codes(country)
-    own = codes.get(name)
-    if own is None or not own.isalpha():
-        return None
-    others = {c for c in codes.values() if c != own and c.isalpha()}
-
-    def lists(text: str) -> bool:
-        found = set(re.findall(r"(?<![\w-])([A-Z]{2,3})(?![\w-])", text))
-        return own in found and len(found & others) >= 2
-
-    return lists
-
-
 def _region_by_code(text: str, task: Task) -> tuple[str, str] | None:
     """(country code, name) of a state or province a question names by its postal code in capitals after "to", "in"
     or "from" ("do you ship to BC?", "I live in NSW"), read in the buyer's country, else the shop's home country (codes
@@ -534,7 +514,7 @@ def _region_by_code(text: str, task: Task) -> tuple[str, str] | None:
     if text == text.upper():
         return None
     for country in buyer_then_home(task):
-        for name, code in _region_codes(country).items():
+        for name, code in region_codes(country).items():
             if code.isalpha() and re.search(rf"\b(?i:to|in|into|from)\s+(?:(?i:the)\s+)?{code}(?![\w-])", text):
                 return country, name
     return None

@@ -261,7 +261,39 @@ def _fitting(entries: Sequence[_Entry], text: str, figures: Sequence[tuple[float
             for e in fitting
         }
         fitting = [e for e in fitting if held[id(e)] == max(held.values())]
+    if not fitting:
+        # a chart of one measure per size ("UK size: 14, Bust (cm): 100, Waist (cm): 82"): for each figure, the first
+        # size whose measure in the column the figure is said with ("bust 96cm", "96 cm bust") reaches it, since a
+        # body fits the size at or above its measure; the largest of them for several ("bust 96, hips 108": UK 16)
+        for n, (x, unit) in enumerate(figures):
+            stems = _label_of(text, n)
+            points = [(v, e) for e in entries for v, u in _asked_points(e.text, stems) if u == unit]
+            above = [(v, e) for v, e in points if v >= x]
+            if stems and len(points) > 1 and above:
+                fitting.append(min(above, key=lambda p: p[0])[1])
+        fitting = sorted(set(fitting), key=entries.index)[-1:]
     return fitting
+
+
+def _asked_points(text: str, stems: frozenset[str]) -> list[tuple[float, str]]:
+    """The single figures of the cells of a table row whose heading the question names ("Bust (cm): 100" for "bust
+    96cm"), in their kind's base unit."""
+    cells = _CELL.findall(with_label_units(text))
+    if len(cells) < 2:
+        return []
+    found = [measure(value) for label, value in cells if content_stems(label) & stems and not _ranges(value)]
+    return [m for m in found if m is not None]
+
+
+def _label_of(text: str, n: int) -> frozenset[str]:
+    """The content stems of the word(s) the question says its `n`-th figure with, in its own clause: before it ("bust
+    96cm"), else after it ("96 cm bust")."""
+    found = list(_FIGURE.finditer(text))
+    start = found[n - 1].end() if n else 0
+    before = re.split(r"[,;.?!]", text[start : found[n].start()])[-1]
+    stems = content_stems(" ".join(re.findall(r"[^\W\d_]+", before)[-2:]))
+    after = re.split(r"[,;.?!]", text[found[n].end() :])[0]
+    return stems or content_stems(" ".join(re.findall(r"[^\W\d_]+", after)[:2]))
 
 
 # a size guide's entry with no product to name its sizes: a table row led by a size cell ("Size: ML, Height (cm):
@@ -299,7 +331,7 @@ def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
                 continue
             for size, piece, quoted in _pieces(line, list(_LETTER_SIZE.finditer(line))):
                 entries.append(_Entry(size, quoted, _ranges(piece), cite=unit.evidence.number))
-        fitting = _fitting([e for e in entries if e.ranges], intent.text, figures)
+        fitting = _fitting(entries, intent.text, figures)
         if fitting:
             answer = _Answer()
             for entry in fitting[:MAX_ENTRIES]:

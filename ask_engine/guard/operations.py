@@ -153,7 +153,8 @@ _ACTS: tuple[tuple[str, str, str], ...] = (
         "stock",
         "hold",
         rf"(?:put|putting|set|setting|keep|keeping|save|saving)\s+(?:me\s+)?(?:{_PRON}|{_NUM}\s+\w+|{_DET}\s+\w+)"
-        r"(?:\s+\w+)?\s+(?:aside|on\s+hold|back\s+for\s+me|for\s+me)\b",
+        # ("will you set it up for me?" asks for a service, not for stock held)
+        r"(?:\s+(?!up\b)\w+)?\s+(?:aside|on\s+hold|back\s+for\s+me|for\s+me)\b",
     ),
     (
         "cart",
@@ -189,7 +190,13 @@ _ACTS: tuple[tuple[str, str, str], ...] = (
         rf"(?:{_DET}\s+|a\s+new\s+)?(?:\w+\s+)?(?:account|profile|membership)\b",
     ),
     ("account", "register", r"(?:register|registering|enrol|enroll|enrolling)\s+(?:me|us)\b"),
-    ("cart", "add", rf"(?:add|adding)\s+(?:{_PRON}\b|{_NUM}\b|{_DET}\s+|me\s+)"),
+    # (not a note or a message sent with the order: "can you gift wrap it and add a note?" asks for a service)
+    (
+        "cart",
+        "add",
+        rf"(?:add|adding)\s+(?:{_PRON}\b|{_NUM}\b|{_DET}\s+|me\s+)"
+        r"(?!\s*(?:(?:gift|personal|short|handwritten|little)\s+)?(?:note|message|card|comment|dedication)s?\b)",
+    ),
     # orders and checkout
     ("order", "check out", r"(?:check\s*out|checking\s*out)(?:\s+(?:now|for\s+me|my|with|using|please)\b|\s*[.!]*$)"),
     (
