@@ -39,7 +39,7 @@ from ask_engine.phrases import phrase
 from ask_engine.retrieve import PRICE_LIST_MAX, price_ordered
 from ask_engine.types import Document, Evidence, Task
 
-# ... and the lexicon's vague words ("what's the actual difference?" names no attribute)
+# the words of a comparison that name no attribute, with the lexicon's vague words ("what's the actual difference?")
 _COMPARISON_STEMS = content_stems(
     "difference differences differ compare comparison versus vs better best which between one ones two both"
 ) | word_stems("vague_words")

@@ -147,6 +147,12 @@ def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float
     return bool(wanted & content_stems(unit.text))
 
 
+def speaks_of_asked(text: str, concepts: Sequence[str]) -> bool:
+    """A notice's `text` sharing a word of the question ("Check the wrist strap before every hike") speaks to it only
+    if it names an attribute the lexicon reads there (`concepts`), if any ("does the warranty cover the strap?")."""
+    return not concepts or any(mentions_concept(text, c) for c in concepts)
+
+
 def denies_asked(work: _Work, doc: Document, text: str) -> bool:
     """`text` says a word the question asks about with a prefix denying it ("is it waxed?" and "Unwaxed, uncoated
     kraft paper", "non-slip", "non toxic"), or, asked what comes with the product, says whether that thing is
@@ -234,7 +240,7 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
         if fact.source != "disclosure":
             continue
         for sentence in split_sentences(_safe_fact(fact).value):
-            if (concepts and not any(mentions_concept(f"{fact.label}: {sentence}", c) for c in concepts)) or (
+            if not speaks_of_asked(f"{fact.label}: {sentence}", concepts) or (
                 kinds and not any(k.states.search(sentence) for k in kinds)
             ):
                 continue

@@ -61,9 +61,10 @@ def _named_option(intent: Intent, doc: Document) -> bool:
 def _phrased(intent: Intent, doc: Document, word: str) -> bool:
     """Every time the question says `word`, it is the first word of a phrase the product's description uses too."""
     after = re.findall(rf"\b{re.escape(word)}\s+([^\W\d_]+)", intent.lower)
-    return len(after) == len(re.findall(rf"\b{re.escape(word)}\b", intent.lower)) > 0 and all(
-        re.search(rf"\b{re.escape(word)}\s+{re.escape(w)}\b", doc.body.lower()) for w in after
-    )
+    if not after or len(after) != len(re.findall(rf"\b{re.escape(word)}\b", intent.lower)):
+        return False
+    body = doc.body.lower()
+    return all(re.search(rf"\b{re.escape(word)}\s+{re.escape(w)}\b", body) for w in after)
 
 
 def phrased_option_words(intent: Intent, doc: Document) -> bool:

@@ -39,6 +39,7 @@ from ask_engine.answering.nearest import (
     denies_asked,
     naming_stems,
     past_named,
+    speaks_of_asked,
 )
 from ask_engine.answering.options import (
     _colour_asked,
@@ -69,7 +70,6 @@ from ask_engine.language import (
     COLOUR_WORDS,
     CONCEPTS_BY_NAME,
     OFFER_QUESTION_RE,
-    Intent,
     asks_options,
     content_stems,
     fact_key_matches,
@@ -227,16 +227,6 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     return answer
 
 
-def _speaks_of_asked(fact: Fact, intent: Intent) -> bool:
-    """A notice sharing a word of the question ("Check the wrist strap before every hike") speaks to it only if it
-    names the attribute the lexicon reads there, if any ("does the warranty cover the wrist strap?")."""
-    return (
-        fact.source != "disclosure"
-        or not intent.concepts
-        or any(mentions_concept(fact_text(fact), c) for c in intent.concepts)
-    )
-
-
 _AGE_LIMIT = text_cue("age_limit", re.IGNORECASE)  # "under 3 years", "16+", "aged 8"
 
 
@@ -265,7 +255,12 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
-    facts = [f for f in facts if not other_attribute(f.label, intent.concepts) and _speaks_of_asked(f, intent)]
+    facts = [
+        f
+        for f in facts
+        if not other_attribute(f.label, intent.concepts)
+        and (f.source != "disclosure" or speaks_of_asked(fact_text(f), intent.concepts))
+    ]
     chosen = [u for u in chosen if not (u.kind == "fact" and other_attribute(u.label, intent.concepts))]
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
@@ -381,7 +376,8 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     answer.gaps += product_gaps(intent, doc)
     own = None if predicate or figureless else _asked_fact(work, doc, ranked)
     related = [own] if own is not None else figureless[:1] or siblings[:1] or _related_facts(work, doc, ranked)
-    noticed = bool(related) and related[0].source == "disclosure" and _speaks_of_asked(related[0], intent)
+    noticed = bool(related) and related[0].source == "disclosure"
+    noticed = noticed and speaks_of_asked(fact_text(related[0]), intent.concepts)  # ("Check the strap": no warranty)
     # (the attribute or colour named, not a kind of figure: a row stating a weight may be another variant's)
     names_asked = _states_asked(work, doc, words=False, measured=False)
     near = (
