@@ -62,7 +62,7 @@ from ask_engine.answering.query import (
 from ask_engine.answering.sentences import _looks_like_item
 from ask_engine.answering.siblings import names_label, other_attribute, same_attribute, unrecorded_label
 from ask_engine.answering.sizing import _held_value, _party_size, _size_guide, _table_row, _variant_row, chosen_row
-from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms
+from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms, asks_how_to
 from ask_engine.answering.units import Unit, usable_value
 from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work, said_of
 from ask_engine.faithfulness import split_sentences
@@ -79,8 +79,6 @@ from ask_engine.language import (
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
-
-_HOW_TO = text_cue("how_to")
 
 
 def _product(work: _Work, targets: list[Document]) -> _Answer | None:
@@ -102,7 +100,7 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     ):
         # "Do you sell the Marsh boot?" with the product named: it is in the catalogue; say so, with its price
         return _offered(work, targets)
-    if _HOW_TO.match(intent.lower) and not (intent.price or intent.stock or intent.options):
+    if asks_how_to(intent):
         # "How do I look after a cast iron pan?": the care guide's "Cast iron" section, not the pan's facts
         guide = _guide(work, targets)
         if guide is not None:

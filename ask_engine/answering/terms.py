@@ -13,7 +13,7 @@ from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Unit, _Work
-from ask_engine.language import content_stems, folded_phrases, offer_stems, text_cue, word_stems
+from ask_engine.language import Intent, content_stems, folded_phrases, offer_stems, text_cue, word_stems
 from ask_engine.types import Document
 
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
@@ -99,13 +99,15 @@ def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
     return answer if answer.sentences else None
 
 
-def untargeted_guide(work: _Work, targets: list[Document]) -> _Answer | None:
-    """ "How do I season a brand new offset?" naming no one product: the guide section its heading names ("Seasoning a
-    new offset or cabinet smoker"), as for a product in view; None for a question about a product, price or stock."""
-    intent = work.intent
-    if targets or not _HOW_TO.match(intent.lower) or intent.price or intent.stock or intent.options:
-        return None
-    return _guide(work, [])
+def asks_how_to(intent: Intent) -> bool:
+    """A how-to question ("How do I look after a cast iron pan?"), not one about a price, stock or options."""
+    return bool(_HOW_TO.match(intent.lower)) and not (intent.price or intent.stock or intent.options)
 
 
 _HOW_TO = text_cue("how_to")
+
+
+def untargeted_guide(work: _Work, targets: list[Document]) -> _Answer | None:
+    """ "How do I season a brand new offset?" naming no one product: the guide section its heading names ("Seasoning a
+    new offset or cabinet smoker"), as for a product in view; None for a question naming one, or no how-to question."""
+    return None if targets or not asks_how_to(work.intent) else _guide(work, [])
