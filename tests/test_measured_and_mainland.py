@@ -1,16 +1,16 @@
 """Readings six more blind probe shops (barbecue and smokers, bridal wear, watches, archery; off-grid solar and tiles
-kept apart) found wanting. "What's the Mondphase 40 selling for now and what was it before?" said no price was
-recorded; "how long will it keep going in a drawer?" asked for a shelf life; "Ventum 33 vs Lift 33, which one is
-faster?" read no speed in "342 fps"; "need a left hand XL finger tab, got one?" missed the tab's "X-Large" and the
-stock asked; "Montec vs Rage, whats the actual difference?" insisted on "actual"; "can I swim with the 1968 skin
-diver?" never met "Water resistance is not guaranteed"; "do your pellets have flavor oils?" listed the pellets'
-flavors, and "…with briquette or only lump charcoal?" the kamado's colours; "does it come in white?" of a veil said
-"Ivory only." was unrecorded; "bust 96cm, waist 78cm, hips 108cm, what size?" found nothing in a chart of one measure
-per size; "what wood should I use for chicken?" insisted on "use"; "how do I season a brand new offset?" was about the
-"Pre-Seasoned" skillet; shipping to Oklahoma got the rates of the "US Virgin Islands" for the lower 48's;
-"How does a drop veil stay on? Thinking about the Margaux" answered "not recorded" to its second part; and a safety
-notice sharing "string" answered whether the warranty covers one. An outdoor outfitter of another trade, indexed with
-the real embedding model and asked through `Engine.ask`."""
+kept apart) found wanting. "What's the Mondphase 40 selling for now and what was it before?" said no price was recorded;
+"how long will it keep going in a drawer?" asked for a shelf life; "Ventum 33 vs Lift 33, which one is faster?" read no
+speed in "342 fps"; "need a left hand XL finger tab, got one?" missed the tab's "X-Large" and the stock asked; "Montec
+vs Rage, whats the actual difference?" insisted on "actual"; "can I swim with the 1968 skin diver?" never met "Water
+resistance is not guaranteed"; "do your pellets have flavor oils?" listed the pellets' flavors, and "…with briquette or
+only lump charcoal?" the kamado's colours; "does it come in white?" of a veil said "Ivory only." was unrecorded; "bust
+96cm, waist 78cm, hips 108cm, what size?" found nothing in a chart of one measure per size; "what wood should I use for
+chicken?" insisted on "use"; "how do I season a brand new offset?" was about the "Pre-Seasoned" skillet; shipping to
+Oklahoma got the rates of the "US Virgin Islands" for the lower 48's; "How does a drop veil stay on? Thinking about the
+Margaux" answered "not recorded" to its second part; and a safety notice sharing "string" answered whether the warranty
+covers one; "buckle or velcro strap, which should I get?" listed the two. An outdoor outfitter of another trade, indexed
+with the real embedding model and asked through `Engine.ask`."""
 
 from __future__ import annotations
 
@@ -148,6 +148,16 @@ PRODUCTS: list[dict[str, Any]] = [
             "79.00",
         ),
         notices={"safety": "Check the wrist strap before every hike and replace it if it is frayed."},
+    ),
+    _product(
+        11,
+        "Trail Gaiters",
+        "trail-gaiters",
+        "<p>Waterproof gaiters for muddy trails.</p><p>Zip gaiters seal better in deep snow; the Velcro ones go on "
+        "faster over boots.</p>",
+        "Gaiters",
+        {"Closure": ["Zip", "Velcro"]},
+        {("Zip",): ("45.00", True), ("Velcro",): ("45.00", True)},
     ),
     with_metafields(
         _single(10, "Canvas Tote", "canvas-tote", "<p>A roomy tote for the farmers market.</p>", "Bags", "34.00"),
@@ -345,6 +355,8 @@ CASES = [
     ("how much is shipping to Ohio?", "", ["$7.95"], ["$24.95"]),
     # ... or, asked whether a thing comes with it, says it is not included
     ("does it come with a wall adapter?", "cirrus-400-headlamp", ["not included"], ["has not recorded"]),
+    # a choice between two of a product's versions named with "or": what the description says of each
+    ("zip or velcro, which should I get?", "trail-gaiters", ["seal better in deep snow"], ["comes in"]),
     # a fact saying the asked word with a prefix denying it answers no
     ("is it waxed?", "canvas-tote", ["Unwaxed cotton canvas"], ["has not recorded"]),
     # ... and a line limiting goods to that group bars a town outside it

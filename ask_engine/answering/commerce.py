@@ -10,6 +10,7 @@ from ask_engine.answering.measures import written_forms
 from ask_engine.answering.options import (
     _ANY_OPTION,
     _ASKS_WHICH,
+    _FOR_SITUATION,
     _OPTION_WORD,
     _is_colour_option,
     _is_size_option,
@@ -387,15 +388,25 @@ def differences(work: _Work, doc: Document) -> _Answer | None:
     """ "what's the difference between the small and the large?", "peeled or burnt, which is harder?": a comparison
     naming values of one of the product's options (one of two names both) is answered by the description lines
     naming them ("Small: H 27 cm, Ø 23 cm, E14.", "Burnt = heat-treated tiger-stripe pattern") and by each one's
-    price where the prices differ; None when the question names no two values of one option."""
+    price where the prices differ; None when the question names no two values of one option. So is a choice between
+    two values it names with "or" ("buckle or velcro strap, which should I get?"), for no situation of the asker's
+    (`sizing.suited` reads "which length for my 8 yr old?") and no stock asked."""
     intent = work.intent
-    if not intent.comparison:
+    choosing = (
+        not intent.comparison
+        and not intent.stock
+        and " or " in intent.lower
+        and bool(_ASKS_WHICH.search(intent.lower))
+        and not _FOR_SITUATION.search(intent.lower)
+        and not intent.numbers
+    )
+    if not (intent.comparison or choosing):
         return None
     for _, values in _options(doc):
         # a value is named by its first word ("Pelleted" of "Pelleted (approx. 250 seeds)")
         firsts = {v: w for v in values if (w := next(iter(re.findall(r"[^\W\d_]{3,}", v)), ""))}
         named = [v for v, w in firsts.items() if (own := content_stems(w)) and own <= intent.stems]
-        if len(named) == 1 and len(values) == 2:
+        if len(named) == 1 and len(values) == 2 and not choosing:
             named = list(values)  # "pelleted or normal seed?" of "Standard" and "Pelleted"
         if len(named) < 2 or len(named) != len({firsts.get(v, "") for v in named}):
             continue

@@ -41,6 +41,7 @@ _SIZE_OPTION = text_cue("size_option", re.IGNORECASE)  # an option name that hol
 _ASKS_COLOUR = text_cue("asks_colour")
 _ASKS_SIZE = text_cue("asks_size")
 _ASKS_WHICH = text_cue("asks_which")  # "which one", "ok for", "what size": a choice among versions
+_FOR_SITUATION = text_cue("for_situation")  # "for my 8 yr old", "if we do judo throws"
 
 
 def value_stems(doc: Document) -> frozenset[str]:

@@ -23,6 +23,7 @@ from ask_engine.answering.measures import ranges_in as _ranges
 from ask_engine.answering.options import (
     _ASKS_SIZE,
     _ASKS_WHICH,
+    _FOR_SITUATION,
     _free_figures,
     _holding_values,
     _is_size_option,
@@ -36,7 +37,7 @@ from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Unit, _Work
-from ask_engine.language import content_stems, text_cue
+from ask_engine.language import content_stems
 from ask_engine.types import Document, Task
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
@@ -416,7 +417,6 @@ def named_row(work: _Work, doc: Document) -> _Answer | None:
     return answer
 
 
-_FOR_SITUATION = text_cue("for_situation")  # "for my 8 yr old", "if we do judo throws"
 SUITED_MIN = 0.5  # the ranker's probability a line naming a value must reach to answer which value suits
 SUITED_MARGIN = 0.05  # ... and the lines within this of the best one's answer beside it
 
