@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -441,6 +441,9 @@ class Intent:
     countries: tuple[str, ...]  # ISO alpha-2 codes named in the question
     overview_policy: bool = False  # "what's your returns policy?": the policy's rules answer
     permission_verb: str | None = None  # "can I return...?" → stem of "return": a rule with that verb answers it
+    # "what do you charge for engraving?": the word a service price is asked for, read as a service's (`policy`, not
+    # `price`) unless it names the product in view ("price for the T92 with the mulch kit": `as_product_price`)
+    service_object: str | None = None
 
     @property
     def product_specific(self) -> bool:
@@ -489,7 +492,8 @@ def parse_query(query: str) -> Intent:
     # "how much does it weigh" asks for weight, not price; "how long does it last" is shelf life, not length
     # "is the inner tube included in the price?" asks what the price covers, not what it is
     price = bool(_PRICE_RE.search(lower)) and not _PRICE_NOT_RE.search(lower)
-    service = bool(_SERVICE_PRICE_RE.search(lower))
+    service_match = _SERVICE_PRICE_RE.search(lower)
+    service = service_match is not None
     wh = wh_match.group(1) if (wh_match := _WH_RE.search(lower)) else None
     yes_no = bool(_YES_NO_RE.match(lower))
     shipping = bool(_SHIPPING_RE.search(lower))
@@ -546,6 +550,19 @@ def parse_query(query: str) -> Intent:
         countries=countries,
         overview_policy=bool(_OVERVIEW_POLICY_RE.search(lower)),
         permission_verb=stem(permission.group(1)) if permission and permission.group(1) not in _STOPWORDS else None,
+        service_object=service_match.group(0).split()[-1] if service_match else None,
+    )
+
+
+def as_product_price(intent: Intent) -> Intent:
+    """`intent` read as asking the price of a product, where its service-price wording ("price for the T92 …") named
+    the product in view: a price question, and a policy one only for a policy word of its own."""
+    lower = intent.lower
+    return replace(
+        intent,
+        price=bool(_PRICE_RE.search(lower)) and not _PRICE_NOT_RE.search(lower),
+        policy=bool(_POLICY_RE.search(lower) or ARRIVED_DAMAGED_RE.search(lower)),
+        service_object=None,
     )
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from ask_engine.language import INFORMAL_WORDS, ShopSynonyms, american_spelling, spelling_variants
+from ask_engine.language import _STOPWORDS, INFORMAL_WORDS, ShopSynonyms, american_spelling, spelling_variants
 
 __all__ = ["compounds", "english_word", "spelled"]
 
@@ -68,6 +68,8 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
         low = word.lower()
         if uses(low) or low in INFORMAL_WORDS:  # ("cals" is read as "calories", not corrected to "calls")
             return word
+        if low in _STOPWORDS:
+            return word  # a function word written without its apostrophe ("dont") is no slip for a shop's word ("don")
         if word[0].isupper() and not _SENTENCE_END.search(text[: match.start()]):
             return word  # a name: "Do you ship to Wagga Wagga?"
         english = _english()

@@ -247,6 +247,16 @@ def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
     return 2 * 6371.0 * math.asin(math.sqrt(h))
 
 
+# what follows a town's name written in lower case, where it ends its clause ("to manchester, will I …")
+_NAME_END = re.compile(
+    r"\s*(?:[,.;:!?)–-]|$|(?:and|or|from|by|in|on|for|please|pls|asap|how|what|when|will|would|can|could|is|are|do"
+    r"|does|but|so|if|area|postcode|address|today|tomorrow)\b)",
+    re.IGNORECASE,
+)
+# a capitalised word other than "I" ("I'm", "I'd") and the first word of a sentence
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)\b(?!I\b|I['’])[A-Z]|^\s*(?=[A-Z]{2})")
+
+
 def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] = ()) -> Town | None:
     """The town or city a question names as a destination ("… deliver to Brighton?"), or None. A name several
     places share is read as the one in the first country of `prefer` that has it (the buyer's, then the shop's),
@@ -258,7 +268,12 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
     case, so "deliver to reading glasses" is no town."""
     towns: dict[str, list[list[Any]]] = _data()["towns"]
     regions: dict[str, str] = _data()["regions"]
-    capitals = question != question.lower()
+    # (a question is in lower case whatever capitals only "I" and the start of a sentence take: "shipping to
+    # manchester, will I get hit with customs?")
+    capitals = bool(_CAPITALISED.search(question))
+    # ... where a name in lower case beside capitals elsewhere ends its clause ("Do you deliver to mobile homes?"
+    # names no Mobile)
+    ended = not capitals and question != question.lower()
     rank = {code: n for n, code in enumerate(prefer)}
     rank.update({code: len(prefer) for code in named if code not in rank})
     words = list(_WORD.finditer(question))
@@ -269,6 +284,8 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
             key = fold_name(text)
             entries = towns.get(key)
             if not entries:
+                continue
+            if ended and not _NAME_END.match(question[first.start() + len(text) :]):
                 continue
             if not capitals and _OBJECT_AFTER.match(question[first.start() + len(text) :]):
                 continue  # "how much to send just sparklers to cardiff?": a verb with its object, no town "Send"
@@ -282,6 +299,39 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
             areas = _areas_by_town().get(key, ()) if code == "GB" else ()
             where = (float(best[3]), float(best[4])) if len(best) >= 5 else None
             return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas, where)
+    return None
+
+
+def names_town(name: str, text: str) -> bool:
+    """`text` writes the town's name, not as the end of a longer name ("East London" is not London), nor as part of
+    a hyphenated one ("Stoke-on-Trent" is not Stoke); towns joined by hyphens are each named ("Kitchener-Waterloo-
+    Cambridge")."""
+    low = text.lower()
+    for match in re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", low):
+        before = re.search(r"([A-Za-z]+)-$", text[: match.start()])
+        after = re.match(r"-([A-Za-z]+)", text[match.end() :])
+        if any(m is not None and not (m.group(1)[0].isupper() and is_town(m.group(1))) for m in (before, after)):
+            continue
+        if before is None and follows_capitalised(text, match.start()):
+            continue
+        return True
+    return False
+
+
+def place_written(question: str, lines: Sequence[str], country: str | None) -> Town | None:
+    """A place the gazetteer lacks ("Sylt", "Helgoland") that the question names after a destination word and the
+    shop's shipping `lines` write with a capital: read as a town of the shop's `country` those lines name."""
+    if country is None:
+        return None
+    words = list(_WORD.finditer(question))
+    for i, first in enumerate(words):
+        if not _BEFORE.search(question[: first.start()]):
+            continue
+        for text, _ in _spans(question, words, i, bool(_CAPITALISED.search(question))):
+            pattern = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)", re.IGNORECASE)
+            capitalised = (m.group()[0].isupper() for line in lines for m in pattern.finditer(line))
+            if len(text) >= 3 and any(capitalised) and any(names_town(text, line) for line in lines):
+                return Town(text, country, None, ())
     return None
 
 

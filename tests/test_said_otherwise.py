@@ -23,12 +23,11 @@ import pytest
 
 from ask_engine.answering.absence import _said_by
 from ask_engine.answering.passages import _quoted
-from ask_engine.answering.shipping import _names_town
 from ask_engine.answering.work import _Unit
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, folded_phrases, parse_query, price_denied
 from ask_engine.spelling import compounds
-from ask_engine.towns import towns_in
+from ask_engine.towns import names_town, towns_in
 from ask_engine.types import Evidence, Passage
 from tests.shop_helpers import (
     assert_says,
@@ -275,8 +274,8 @@ def test_a_compound_is_read_in_the_shops_form() -> None:
 def test_a_town_is_not_the_end_of_a_longer_name() -> None:
     assert "london" not in towns_in("Main centres: Cape Town, Durban, East London", "GB")
     assert "london" in towns_in("Same-day courier: London, Croydon", "GB")
-    assert not _names_town("London", "Areas: Durban, East London, Cape Town")
-    assert _names_town("London", "Deliveries to London: £5")
+    assert not names_town("London", "Areas: Durban, East London, Cape Town")
+    assert names_town("London", "Deliveries to London: £5")
 
 
 def test_questions_said_otherwise_read_as_meant() -> None:

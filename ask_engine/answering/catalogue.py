@@ -100,6 +100,7 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
                     _state_unit(part, work, doc, chosen[0], lead=False)
                 else:
                     part.gaps += product_gaps(intent, doc)
+                    part.unnamed = not _predicate(intent, doc)
                     part.meta(
                         phrase("not_recorded", subject=_subject(doc), predicate=_predicate(intent, doc) or ""),
                         markdown=phrase(
@@ -128,6 +129,8 @@ def _compare(work: _Work, targets: list[Document]) -> _Answer:
         answer.extend(part)
     if answer.sentences and all(s.kind == "meta" for s in answer.sentences):
         answer.not_recorded = True
+        # "… both say blackout" after the comparison: a "not recorded" naming nothing missing for each product
+        answer.unnamed = all(part.unnamed for _, part in parts if part.sentences)
     return answer
 
 

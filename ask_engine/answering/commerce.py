@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
-from ask_engine.answering.measures import written_forms
+from ask_engine.answering.measures import ranges_in, written_forms
 from ask_engine.answering.options import (
     _ANY_OPTION,
     _ASKS_WHICH,
     _FOR_SITUATION,
     _OPTION_WORD,
+    _free_figures,
     _is_colour_option,
     _is_size_option,
     _match_options,
@@ -35,6 +37,7 @@ from ask_engine.language import (
     word_stems,
 )
 from ask_engine.phrases import phrase
+from ask_engine.retrieve import AMOUNT_RE
 from ask_engine.sources import format_money
 from ask_engine.types import BACKORDER_WORDS, Document, Gap, Sentence, Variant
 
@@ -66,6 +69,9 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
 
     if intent.price:
         _price(answer, doc, variants, cites)
+        for line in _priced_ranges(intent, doc):
+            # "… in dove grey with the hub, window is 160cm wide" and "121–180 cm wide adds €30": what the figure adds
+            answer.claim(line, _cites_for(task, doc, line), doc=doc.id)
     stated = _restock_lines(doc) if intent.stock and _RESTOCK_WHEN.search(intent.lower) else []
     for line in stated:
         # "SOLD OUT for now - next shipment expected in May": the page says when, and that is the answer
@@ -191,6 +197,17 @@ def _with_other_parts(
     return {**chosen, **extra} if extra else chosen
 
 
+def _priced_ranges(intent: Intent, doc: Document) -> list[str]:
+    """The description's first sentence stating an amount and a range that holds a figure the question gives which no
+    option value is ("window is 160cm wide" and "121–180 cm wide adds €30 and 181–240 cm adds €60")."""
+    figures = _free_figures(intent, _options(doc))
+    for unit in description_units(doc.body) if figures else []:
+        held = any(lo <= f <= hi and base == kind for lo, hi, base in ranges_in(unit.text) for f, kind in figures)
+        if held and AMOUNT_RE.search(unit.text):
+            return [unit.text]
+    return []
+
+
 def _asks_only_having(intent: Intent, doc: Document, chosen: dict[str, list[str]]) -> bool:
     """The question asks only whether the product comes in the option values it names ("do you have it in clay, size
     S?"), not something about that variant ("will the 12-speed one work with SRAM AXS?"): no content word of it is
@@ -201,7 +218,13 @@ def _asks_only_having(intent: Intent, doc: Document, chosen: dict[str, list[str]
     # ... as the question writes a figure and its unit ("15mm" or "15 mm"; "the 16 inch ones" for '16"')
     forms = [f for v in values for f in written_forms(v, intent.text)]
     named = " ".join([*chosen, *values, *spoken, *forms])
-    left = intent.stems - _product_words(doc) - content_stems(named) - word_stems("having_words")
+    own = content_stems(named)
+    left = intent.stems - _product_words(doc) - own - word_stems("having_words")
+    # "elevating leg rests" names "Elevating legrests": two words of the question written as one of the value's
+    words = re.findall(r"[a-z0-9]+", intent.lower)
+    for first, second in pairwise(words):
+        if content_stems(first + second) & own:
+            left -= content_stems(f"{first} {second}")
     return not left
 
 

@@ -62,11 +62,12 @@ from ask_engine.answering.query import (
     _title_stems,
     _with_history,
     _without_mentions,
+    names_in_view,
     refers_to_product,
 )
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
-from ask_engine.answering.shipping import _shipping, buyer_then_home
+from ask_engine.answering.shipping import _CUSTOMS, _shipping, buyer_then_home
 from ask_engine.answering.terms import untargeted_guide
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
@@ -74,6 +75,7 @@ from ask_engine.language import (
     CONCEPTS,
     CONDITIONAL_PART_RE,
     Intent,
+    as_product_price,
     content_stems,
     mentions_concept,
     normalize,
@@ -245,6 +247,7 @@ class ExtractiveGenerator:
         places: tuple[str, ...] = (),
         town: str | None = None,
         carried: Sequence[Document] = (),
+        town_customs: bool = True,
     ) -> tuple[_Answer | None, list[str], list[Document]]:
         """Answer one question: shipping to a country, a product, a catalogue search, else sentence selection.
         `places` are the countries an earlier part of the question named ("I live in Jersey, can you send me one?
@@ -262,6 +265,13 @@ class ExtractiveGenerator:
         inherited = () if town else places
         if places and not town and intent.shipping and intent.shipping_place and not intent.countries:
             intent = replace(intent, countries=places)
+        customs = town_customs and bool(
+            town and intent.shipping and not intent.countries and _CUSTOMS.search(intent.lower)
+        )
+        if customs:
+            # "shipping to manchester - how much and will I get hit with customs?": the customs of the town named
+            # before, not of anywhere the policy says has none (where its lines say any: below)
+            intent = replace(intent, text=elsewhere, shipping_place=True)
         if not intent.stems and not intent.countries and not intent.product_specific:
             return None, [], []
         work = _Work(
@@ -275,6 +285,8 @@ class ExtractiveGenerator:
             intent = replace(intent, shipping=True, shipping_place=True, countries=inherited, text=elsewhere)
         # What the question asks is read without the product's name: "Aldergrove 3L Waterproof Jacket" asks nothing.
         work.intent = _with_history(_without_mentions(intent, targets), task)
+        if names_in_view(intent.service_object, targets):
+            work.intent = as_product_price(work.intent)
         answer = (
             _shipping(work, targets)
             or _product(work, targets)
@@ -283,6 +295,11 @@ class ExtractiveGenerator:
             or _select(work, targets)
             or untargeted_guide(work, targets)
         )
+        if customs and not (answer is not None and any(_CUSTOMS.search(s.text) for s in answer.sentences)):
+            # the town's lines say nothing of customs ("Region: Europe, Cost: £12.95"): the part is read on its own
+            return self._answer(
+                task, question, guarded=guarded, places=places, town=town, carried=carried, town_customs=False
+            )
         if (
             answer is not None
             and targets

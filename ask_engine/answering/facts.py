@@ -96,10 +96,21 @@ def _concept_facts(work: _Work, doc: Document) -> list[Fact]:
         # the first concept the product records answers; its keys in the lexicon's order of importance
         for key in CONCEPTS_BY_NAME[name].keys:
             hits += [f for f in facts if fact_key_matches(f.key, key) and f not in hits]
+        # "how heavy is it?" and `weight_capacity` beside `product_weight`: a key that also names another attribute
+        # (a capacity) answers after one naming only the attribute asked
+        hits.sort(key=lambda f: _names_other_concept(f.key, work.intent.concepts))
         if hits:
             safe = [_safe_fact(f) for f in hits]
             return [f for f in safe if usable_value(f.value)]
     return []
+
+
+def _names_other_concept(key: str, asked: Sequence[str]) -> bool:
+    """A part of the fact's `key` is a lexicon key of an attribute not `asked` ("capacity" of `weight_capacity`)."""
+    parts = key.lower().split("_")
+    return any(
+        part in CONCEPTS_BY_NAME[name].keys for name in CONCEPTS_BY_NAME if name not in asked for part in parts[1:]
+    )
 
 
 @lru_cache(maxsize=1)

@@ -6,7 +6,16 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["FIGURE_ONLY", "measure", "measures_in", "ranges_in", "value_pattern", "with_label_units", "written_forms"]
+__all__ = [
+    "FIGURE_ONLY",
+    "in_inches",
+    "measure",
+    "measures_in",
+    "ranges_in",
+    "value_pattern",
+    "with_label_units",
+    "written_forms",
+]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = (
@@ -48,21 +57,40 @@ def _base(value: float, unit: str) -> tuple[float, str]:
     return value * factor, base
 
 
+# a height in feet and inches ("5'7", "5′10″", "5 ft 7 in", "6 foot 2"), read as inches
+_FEET_INCHES = r"(\d)\s*(?:'|’|′|ft\.?|feet|foot)\s*(\d{1,2})(?:\s*(?:\"|”|″|''|in\b\.?|inch(?:es)?\b))?"
+_FEET_INCHES_RANGE = re.compile(_FEET_INCHES + r"\s*(?:-|–|to)\s*" + _FEET_INCHES, re.IGNORECASE)
+_FEET_INCHES_ONE = re.compile(r"(?<![\d.,])" + _FEET_INCHES + r"(?![\d]|[.,]\d)", re.IGNORECASE)
+
+
+def _inches(feet: str, inches: str) -> int:
+    return int(feet) * 12 + int(inches)
+
+
+def in_inches(text: str) -> str:
+    """`text` with heights in feet and inches written in inches ("5'5″ – 5'10″" → "65-70 in", "I'm 5'7" → "I'm 67
+    in"), so they compare with a chart's or a question's other figures."""
+    if not re.search(r"\d\s*(?:'|’|′|ft|feet|foot)", text, re.IGNORECASE):
+        return text
+    text = _FEET_INCHES_RANGE.sub(lambda m: f"{_inches(m[1], m[2])}-{_inches(m[3], m[4])} in", text)
+    return _FEET_INCHES_ONE.sub(lambda m: f"{_inches(m[1], m[2])} in", text)
+
+
 def measure(text: str) -> tuple[float, str] | None:
     """The first figure with a unit in `text`, in its kind's base unit ("1 kg" → (1.0, "kg"), "250 g" → (0.25,
     "kg"), "3 cup (350 ml)" → (350.0, "ml")); None without one."""
-    m = _FIGURE.search(text)
+    m = _FIGURE.search(in_inches(text))
     return _base(_number(m.group(1)), _unit(m.group(2))) if m else None
 
 
 def measures_in(text: str) -> list[tuple[float, str]]:
     """Every figure with a unit in `text`, in its kind's base unit ("the 1kg bag" → [(1.0, "kg")])."""
-    return [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(text)]
+    return [_base(_number(m.group(1)), _unit(m.group(2))) for m in _FIGURE.finditer(in_inches(text))]
 
 
 def ranges_in(text: str) -> tuple[tuple[float, float, str], ...]:
     """Every range `text` states, in its kind's base unit: (low, high, base unit)."""
-    text = with_label_units(text)
+    text = in_inches(with_label_units(text))
     found = [(m.group(1), m.group(2), m.group(3)) for m in _RANGE.finditer(text)]
     found += [("0", m.group(1), m.group(2)) for m in _UP_TO.finditer(text)]
     found += [(m.group(1), "inf", m.group(2)) for m in _AND_UP.finditer(text)]

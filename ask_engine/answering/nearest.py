@@ -165,6 +165,32 @@ def denies_asked(work: _Work, doc: Document, text: str) -> bool:
     return any(re.search(rf"\b(?:un|non-?|non )(?:-)?{re.escape(s)}", low) for s in asked)
 
 
+def free_of_asked(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]]) -> Unit | None:
+    """The description's sentence saying the product is free of a thing the question names, or has an imitation of it,
+    however far the ranker reads it ("I have a latex allergy, is it safe?" and "Latex-free."; "free from nuts"; "is
+    it real leather?" and "a polyurethane faux leather"), where the question does not say so itself."""
+    # (the words of its name only: a tag may say it too, "latex free")
+    asked = [s for s in work.intent.stems - _title_stems(doc) - _LIGHT_VERB_STEMS if len(s) >= 4 and s.isalpha()]
+    question = work.intent.lower
+    for _, unit in ranked:
+        if unit.kind != "description":
+            continue
+        low = unit.text.lower()
+        for word in map(re.escape, asked):
+            free = rf"\b{word}\w{{0,3}}[- ]free\b|\bfree (?:of|from) {word}"
+            # ("is the wood FSC certified?" asks nothing "faux wood" answers; "real wood?" does)
+            fake = rf"\b{_IMITATION} {word}"
+            if re.search(free, low) and not re.search(free, question):
+                return unit
+            if re.search(fake, low) and _GENUINE.search(question) and not re.search(fake, question):
+                return unit
+    return None
+
+
+_IMITATION = r"(?:faux|fake|imitation|artificial|synthetic|vegan)"
+_GENUINE = re.compile(r"\b(?:real|genuine|actual|proper|authentic|fake|faux|vegan|animal)\b")
+
+
 _INCLUDED = re.compile(r"\b(?:not )?included\b|\bsold separately\b")
 
 
@@ -244,7 +270,12 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
                 kinds and not any(k.states.search(sentence) for k in kinds)
             ):
                 continue
-            lines.append((len(asked & content_stems(sentence)), f"{fact.label}: {sentence.strip()}"))
+            # a line naming the attribute asked with a figure speaks to it without a shared word ("can a 16 year old
+            # buy it?" and "Not for sale to anyone under 18"; not "Do not let children twist the swing chains")
+            named = bool(concepts and re.search(r"\d", sentence)) and any(
+                mentions_concept(sentence, c) for c in concepts
+            )
+            lines.append((len(asked & content_stems(sentence)) + named, f"{fact.label}: {sentence.strip()}"))
     if not any(shared for shared, _ in lines):
         return None
     # once a notice line shares a word of the question, the notices' line closest in meaning answers: "I'm pregnant,

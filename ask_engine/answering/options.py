@@ -199,6 +199,17 @@ def _match_options(
                 if not any(w != v.lower() and re.search(rf"\b{re.escape(v.lower())}\b", w) for w in longer)
             ]
         if len(chosen.get(name, ())) > 1 and intent.numbers:
+            # "an 18 x 18 seat" names "18 x 18 in", not "18 x 16 in": the values whose figures the question gives in
+            # their order (or that give the question's in theirs: "rear is 180/55" and "Set 120/70 + 180/55"), where
+            # one does
+            said = _NUMBER_IN_TEXT.findall(text)
+            runs = [
+                v
+                for v in chosen[name]
+                if _in_order(figs := _NUMBER_IN_TEXT.findall(v.lower()), said) or _in_order(said, figs)
+            ]
+            chosen[name] = runs or chosen[name]
+        if len(chosen.get(name, ())) > 1 and intent.numbers:
             # "in 28 x 1.75? need the 47-622 one": the value using the most of the question's figures, not every
             # value sharing one of them ("28 x 1.40 (37-622)")
             used = {v: sum(n in re.split(r"[^a-z0-9]+", v.lower()) for n in intent.numbers) for v in chosen[name]}
@@ -241,6 +252,12 @@ def _match_options(
                 missing.append((size_options[0], number))
     missing += [(name, value) for name, value in other if name not in chosen]
     return chosen, missing[:1]
+
+
+def _in_order(figures: Sequence[str], said: Sequence[str]) -> bool:
+    """`figures` (of a value, two or more) come one after another among the question's `said`."""
+    n = len(figures)
+    return n > 1 and any(list(said[i : i + n]) == list(figures) for i in range(len(said) - n + 1))
 
 
 def _free_figures(intent: Intent, options: list[tuple[str, tuple[str, ...]]]) -> list[tuple[float, str]]:

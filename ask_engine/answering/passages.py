@@ -31,6 +31,7 @@ from ask_engine.answering.rules import (
     _RETURN_STEMS,
     _head_stems,
     _kind_section,
+    tagged_rules,
 )
 from ask_engine.answering.sentences import (
     _OWN_LABEL,
@@ -77,8 +78,7 @@ FAQ_QUESTION_NEAR = 0.70
 UNSAID_SEMANTIC = 0.45
 # A section heading this close to the question is the question ("How to start a return"): quoted from its start.
 HEADING_QUESTION_MATCH = 0.85
-# When the best sentence is another FAQ entry's answer, an entry whose question is this close, and this much closer
-# than that entry's, answers instead.
+# When the best sentence is another FAQ entry's answer, an entry whose question is this close (by the margin) answers.
 FAQ_QUESTION_CLOSER_FLOOR = 0.50
 FAQ_QUESTION_MARGIN = 0.05
 # A policy/FAQ sentence must score this well to answer a product question the product itself does not record.
@@ -168,8 +168,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         units = shipping or units
         rate = intent.price or intent.asks_duration or bool(COST_RE.search(intent.lower))  # a cost, a time, "free"
         if rate and not intent.countries and not _ABROAD.search(intent.lower):
-            # "free shipping above how much?" names no destination: the shop's own country's, not "Free international
-            # shipping on orders above ₹12,000"
+            # "free shipping above how much?": the shop's own country's, not "Free international shipping above ₹12,000"
             home = [u for u in units if not (_ABROAD.search(u.text) or _ABROAD.search(u.context))]
             units = home or units
     if not units:
@@ -192,10 +191,11 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
             )
         )
     if policy_only and not intent.stems - _GENERIC_QUERY_STEMS - in_view:
-        # "what comes in the discovery kit?" asks nothing of a policy beyond the product's name, which its line of
-        # non-returnable items also uses
+        # "what comes in the discovery kit?" asks nothing of a policy but the product's name (its non-returnables use)
         return None
     _score(work, units, ignore=in_view)
+    if intent.stems & _RETURN_STEMS:
+        tagged_rules(units, targets)  # the returns rule for the product's tag: "final sale", "clearance"
     if targets and intent.shipping:
         # "can you ship the chain lube by air?": the shipping sentence naming the product's kind is its own rule
         kinds = frozenset(w for d in targets for w in _kind_stems(d) if not w.isdigit())  # "Kirkstone 2" is no "Zone 2"

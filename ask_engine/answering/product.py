@@ -37,6 +37,7 @@ from ask_engine.answering.nearest import (
     _speaks_to,
     _tied,
     denies_asked,
+    free_of_asked,
     naming_stems,
     past_named,
     speaks_of_asked,
@@ -366,6 +367,9 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         # "what if my power bank starts swelling?": the safety notice's own line ("Stop using it if it swells")
         # answers; "not recorded" beside the notice would contradict the warning that comes with the answer
         answer.claim(notice, _cites_for(work.task, doc), doc=doc.id)
+        return answer
+    if (free := free_of_asked(work, doc, ranked)) is not None:
+        _state_units(answer, work, doc, [free])  # "latex allergy … safe?" and "Latex-free."
         return answer
     # Not recorded: say so, then what is recorded that comes closest.
     answer.not_recorded = True

@@ -141,6 +141,18 @@ def _question_parts(
     return joined[:3]
 
 
+def names_in_view(word: str | None, targets: Sequence[Document]) -> bool:
+    """`word` (the thing a price is asked "for") starts a word of a product in view's title or handle: "price for the
+    T92 with the mulch kit" of the "Thornbury T92H Hydrostatic Lawn Tractor" asks its price, not a service's."""
+    if not word or len(word) < 2:
+        return False
+    return any(
+        t.startswith(word)
+        for doc in targets
+        for t in re.findall(r"[a-z0-9]+", f"{doc.title} {doc.handle or ''}".lower())
+    )
+
+
 def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
     """The intent read from the question minus the products' names ("Is the Aldergrove 3L Waterproof Jacket warm?"
     asks about warmth, not about waterproofing)."""

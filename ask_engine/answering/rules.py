@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _kind_stems
-from ask_engine.answering.sentences import _DURATION, with_lists
+from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, with_lists
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import _PRICE_RE, Intent, content_stems, text_cue, word_stems
 from ask_engine.retrieve import AMOUNT_RE
@@ -141,3 +141,21 @@ def _head_stems(text: str) -> frozenset[str]:
         if not (after and after[0].isalnum() and content_stems(after)):
             out |= stems
     return frozenset(out)
+
+
+def tagged_rules(units: Sequence[_Unit], targets: Sequence[Document]) -> None:
+    """Raise the policy lines naming one of the products' own tags, every word of it ("can I send the Muskoka back?"
+    of a product tagged "final sale", and "Clearance and final-sale items" among the things that cannot be returned);
+    a tag of two words or more, not one naming the product itself or its kind ("custom 823", "riser recliner")."""
+    tags = [
+        stems
+        for d in targets
+        for t in d.tags
+        if len(stems := content_stems(t) - _GENERIC_QUERY_STEMS) > 1
+        and not stems & (content_stems(d.title) | _kind_stems(d))
+    ]
+    # (a tag of one word says too little: a pump tagged "workshop" has no rule in "Workshop services once the work
+    # has been done", and "bulky" none in "… return of a bulky freight item")
+    for u in units:
+        if u.evidence.passage.kind != "product" and any(s <= content_stems(u.text) for s in tags):
+            u.score += PRODUCT_RULE_BONUS

@@ -35,10 +35,11 @@ from ask_engine.towns import (
     Town,
     code_lister,
     fold_name,
-    follows_capitalised,
     home_country,
     names_region_group,
+    names_town,
     near_named_city,
+    place_written,
     postcode_areas_listed,
     region_codes,
     region_display,
@@ -109,8 +110,17 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     ]
     if len(stated) != len(intent.countries):
         intent = replace(intent, countries=tuple(stated))
+    if region is not None and not intent.countries and region[0] not in buyer_then_home(task):
+        # "ship to Victoria on the island?" of a Canadian shop is the city in British Columbia, not Australia's state:
+        # a state abroad sharing its name with a town at home is the town
+        home_town = _town(work, shipping_units)
+        if home_town is not None and home_town.country in buyer_then_home(task):
+            region = None
     # "Do you deliver to Brighton?": the town's country, region and postcode area are what the policy names
     town = None if region is not None or intent.countries else _town(work, shipping_units)
+    if town is None and region is None and not intent.countries:  # "to Sylt", which the lines name, not the data
+        home = home_country(task.shop_currency, task.shop_country)
+        town = place_written(intent.text, [u.text for u in shipping_units], home)
     if town is not None:
         intent = replace(intent, countries=(town.country,))
         region = (town.country, town.region) if town.region else None
@@ -218,8 +228,10 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             # "Orders to Canada may be charged duties" under "USA and Canada" is Canada's line, not the USA's
             u.score -= OTHER_PLACE_PENALTY if _names_only_others(u.text, code) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
+        # (below a line naming the town itself: "… islands (Sylt, Föhr, …)" before the tyres' mainland rate)
         closest = max(levels.values(), default=0)
-        standing = {id(u): max(closest, levels.get(id(u), 0)) if u in own else levels.get(id(u), 0) for u in pool}
+        top = min(closest, 2)
+        standing = {id(u): max(top, levels.get(id(u), 0)) if u in own else levels.get(id(u), 0) for u in pool}
         # a state's own line ("Alaska, Hawaii …: $14.95 flat") before the country's rates
         if place_name is not None and town is None:
             for u in pool:
@@ -449,7 +461,7 @@ def _town_level(town: Town, text: str) -> int:
     postcodes", "Regional NSW"), 0 none of them; -1 for a line about somewhere else: one listing only other postcode
     areas, or naming only other regions of the country and not the country as a whole ("Zone 4: South Australia and
     the rest of Queensland" for Geelong)."""
-    if _names_town(town.name, text):
+    if names_town(town.name, text):
         return 3
     if near_named_city(town, text) is not None:
         return 2  # "Zone 1: Sydney metro, …" for Parramatta: the area of a city near the town
@@ -468,14 +480,6 @@ def _town_level(town: Town, text: str) -> int:
     return 0
 
 
-def _names_town(name: str, text: str) -> bool:
-    """`text` writes the town's name, not as the end of a longer name ("East London" is not London)."""
-    return any(
-        not follows_capitalised(text, match.start())
-        for match in re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text.lower())
-    )
-
-
 def _town_phrase(town: Town, levels: list[int], texts: list[str]) -> str:
     """Where the town is, as the lines quoted next (`texts`, of `_town_level` `levels`) name it: "Brighton is in the
     BN postcode area.", "Parramatta is near Sydney.", "Hobart is in Tasmania." (also before "… within NSW and the ACT
@@ -483,7 +487,8 @@ def _town_phrase(town: Town, levels: list[int], texts: list[str]) -> str:
     if 2 in levels and town.postcode_areas:
         return phrase("town_in", town=town.name, place=f"the {'/'.join(town.postcode_areas)} postcode area")
     for text in texts:
-        city = near_named_city(town, text)
+        # (a line naming the town itself is no line about a city near it: "…, Guelph, Kitchener-Waterloo-Cambridge")
+        city = None if names_town(town.name, text) else near_named_city(town, text)
         if city is not None:
             written = re.search(rf"(?:\bthe )?{re.escape(city)}", text, re.IGNORECASE)  # "the Blue Mountains"
             return phrase("town_near", town=town.name, city=written.group() if written else city.title())

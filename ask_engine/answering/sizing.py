@@ -37,7 +37,7 @@ from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Unit, _Work
-from ask_engine.language import content_stems
+from ask_engine.language import content_stems, mentions_concept
 from ask_engine.types import Document, Task
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
@@ -476,8 +476,12 @@ def _variant_row(work: _Work, doc: Document) -> _Answer | None:
         cells = _CELL.findall(unit.text) if unit.kind == "description" and _ROW.match(unit.text.strip()) else []
         first = cells[0][1].strip().rstrip(".") if cells else ""
         if cells and (first.casefold() in named or (quantity is not None and measure(first) == quantity)):
-            headings = content_stems(" ".join(label for label, _ in cells[1:]))
-            if headings & (intent.stems - _title_stems(doc) - content_stems(" ".join(named))):
+            labels = " ".join(label for label, _ in cells[1:])
+            headings = content_stems(labels)
+            # ... by its word, or by the attribute the lexicon reads ("how heavy is the 28mm?" and "Weight: 245 g")
+            if headings & (intent.stems - _title_stems(doc) - content_stems(" ".join(named))) or any(
+                mentions_concept(labels, c) for c in intent.concepts
+            ):
                 rows.append(unit)
     if not rows or len(rows) > 2:
         return None
