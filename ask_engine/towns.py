@@ -276,29 +276,25 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
     ended = not capitals and question != question.lower()
     rank = {code: n for n, code in enumerate(prefer)}
     rank.update({code: len(prefer) for code in named if code not in rank})
-    words = list(_WORD.finditer(question))
-    for i, first in enumerate(words):
-        if not _BEFORE.search(question[: first.start()]):
+    for first, text in _destinations(question, capitals):
+        key = fold_name(text)
+        entries = towns.get(key)
+        if not entries:
             continue
-        for text, _ in _spans(question, words, i, capitals):
-            key = fold_name(text)
-            entries = towns.get(key)
-            if not entries:
-                continue
-            if ended and not _NAME_END.match(question[first.start() + len(text) :]):
-                continue
-            if not capitals and _OBJECT_AFTER.match(question[first.start() + len(text) :]):
-                continue  # "how much to send just sparklers to cardiff?": a verb with its object, no town "Send"
-            best = min(entries, key=lambda e: (rank.get(e[0], len(prefer) + 1), -e[2]))
-            biggest = max(entries, key=lambda e: e[2])
-            if biggest[2] >= WORLD_CITY and biggest[2] >= WORLD_CITY_RATIO * max(best[2], 1):
-                best = biggest  # "postage to London" from a US shop: the city, not London, Kentucky
-            if rank and best[0] not in rank and best[2] < FOREIGN_CITY:
-                continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
-            code, region_key = best[0], best[1]
-            areas = _areas_by_town().get(key, ()) if code == "GB" else ()
-            where = (float(best[3]), float(best[4])) if len(best) >= 5 else None
-            return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas, where)
+        if ended and not _NAME_END.match(question[first.start() + len(text) :]):
+            continue
+        if not capitals and _OBJECT_AFTER.match(question[first.start() + len(text) :]):
+            continue  # "how much to send just sparklers to cardiff?": a verb with its object, no town "Send"
+        best = min(entries, key=lambda e: (rank.get(e[0], len(prefer) + 1), -e[2]))
+        biggest = max(entries, key=lambda e: e[2])
+        if biggest[2] >= WORLD_CITY and biggest[2] >= WORLD_CITY_RATIO * max(best[2], 1):
+            best = biggest  # "postage to London" from a US shop: the city, not London, Kentucky
+        if rank and best[0] not in rank and best[2] < FOREIGN_CITY:
+            continue  # "Camden" in a UK shop is London's, not a small town abroad the data happens to hold
+        code, region_key = best[0], best[1]
+        areas = _areas_by_town().get(key, ()) if code == "GB" else ()
+        where = (float(best[3]), float(best[4])) if len(best) >= 5 else None
+        return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas, where)
     return None
 
 
@@ -323,16 +319,22 @@ def place_written(question: str, lines: Sequence[str], country: str | None) -> T
     shop's shipping `lines` write with a capital: read as a town of the shop's `country` those lines name."""
     if country is None:
         return None
+    for _, text in _destinations(question, bool(_CAPITALISED.search(question))):
+        pattern = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)", re.IGNORECASE)
+        capitalised = (m.group()[0].isupper() for line in lines for m in pattern.finditer(line))
+        if len(text) >= 3 and any(capitalised) and any(names_town(text, line) for line in lines):
+            return Town(text, country, None, ())
+    return None
+
+
+def _destinations(question: str, capitals: bool) -> Iterator[tuple[re.Match[str], str]]:
+    """Each name of up to `_MAX_WORDS` words after a destination word ("to", "in", "near"), longest first, with the
+    match of its first word (`_spans`)."""
     words = list(_WORD.finditer(question))
     for i, first in enumerate(words):
-        if not _BEFORE.search(question[: first.start()]):
-            continue
-        for text, _ in _spans(question, words, i, bool(_CAPITALISED.search(question))):
-            pattern = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)", re.IGNORECASE)
-            capitalised = (m.group()[0].isupper() for line in lines for m in pattern.finditer(line))
-            if len(text) >= 3 and any(capitalised) and any(names_town(text, line) for line in lines):
-                return Town(text, country, None, ())
-    return None
+        if _BEFORE.search(question[: first.start()]):
+            for text, _ in _spans(question, words, i, capitals):
+                yield first, text
 
 
 _JOINING = frozenset({"upon", "on", "de", "la", "le", "of", "the", "du", "del", "am", "an", "sur", "en"})

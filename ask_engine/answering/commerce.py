@@ -7,13 +7,14 @@ from itertools import pairwise
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
 from ask_engine.answering.gaps import option_gap
-from ask_engine.answering.measures import ranges_in, written_forms
+from ask_engine.answering.measures import written_forms
 from ask_engine.answering.options import (
     _ANY_OPTION,
     _ASKS_WHICH,
     _FOR_SITUATION,
     _OPTION_WORD,
     _free_figures,
+    _holding_values,
     _is_colour_option,
     _is_size_option,
     _match_options,
@@ -198,14 +199,12 @@ def _with_other_parts(
 
 
 def _priced_ranges(intent: Intent, doc: Document) -> list[str]:
-    """The description's first sentence stating an amount and a range that holds a figure the question gives which no
-    option value is ("window is 160cm wide" and "121–180 cm wide adds €30 and 181–240 cm adds €60")."""
+    """The description's sentence stating an amount and a range that holds a figure the question gives which no option
+    value is ("window is 160cm wide" and "121–180 cm wide adds €30 and 181–240 cm adds €60"), the narrowest of them."""
     figures = _free_figures(intent, _options(doc))
-    for unit in description_units(doc.body) if figures else []:
-        held = any(lo <= f <= hi and base == kind for lo, hi, base in ranges_in(unit.text) for f, kind in figures)
-        if held and AMOUNT_RE.search(unit.text):
-            return [unit.text]
-    return []
+    lines = [u.text for u in description_units(doc.body) if AMOUNT_RE.search(u.text)] if figures else []
+    held = _holding_values(lines, figures)
+    return [held] if held is not None else []
 
 
 def _asks_only_having(intent: Intent, doc: Document, chosen: dict[str, list[str]]) -> bool:
