@@ -491,7 +491,7 @@ def parse_query(query: str) -> Intent:
             concepts.append((m.start(), concept.name))
     # "how much does it weigh" asks for weight, not price; "how long does it last" is shelf life, not length
     # "is the inner tube included in the price?" asks what the price covers, not what it is
-    price = bool(_PRICE_RE.search(lower)) and not _PRICE_NOT_RE.search(lower)
+    price = _reads_price(lower)
     service_match = _SERVICE_PRICE_RE.search(lower)
     service = service_match is not None
     wh = wh_match.group(1) if (wh_match := _WH_RE.search(lower)) else None
@@ -539,7 +539,7 @@ def parse_query(query: str) -> Intent:
         numbers=numbers,
         shipping=shipping or to_place,
         shipping_place=(shipping or to_place or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
-        policy=bool(_POLICY_RE.search(lower) or ARRIVED_DAMAGED_RE.search(lower)) or service,
+        policy=_reads_policy(lower) or service,
         catalogue=bool(_CATALOGUE_RE.search(lower)),
         comparison=bool(_COMPARISON_RE.search(lower)),
         overview=bool(_OVERVIEW_RE.search(lower)),
@@ -557,13 +557,17 @@ def parse_query(query: str) -> Intent:
 def as_product_price(intent: Intent) -> Intent:
     """`intent` read as asking the price of a product, where its service-price wording ("price for the T92 …") named
     the product in view: a price question, and a policy one only for a policy word of its own."""
-    lower = intent.lower
-    return replace(
-        intent,
-        price=bool(_PRICE_RE.search(lower)) and not _PRICE_NOT_RE.search(lower),
-        policy=bool(_POLICY_RE.search(lower) or ARRIVED_DAMAGED_RE.search(lower)),
-        service_object=None,
-    )
+    return replace(intent, price=_reads_price(intent.lower), policy=_reads_policy(intent.lower), service_object=None)
+
+
+def _reads_price(lower: str) -> bool:
+    """A question in lower case asks a price in price's words, not another figure ("how much does it weigh?")."""
+    return bool(_PRICE_RE.search(lower)) and not _PRICE_NOT_RE.search(lower)
+
+
+def _reads_policy(lower: str) -> bool:
+    """A question in lower case uses a policy's words (returns, delivery, payment, …) or says its goods came damaged."""
+    return bool(_POLICY_RE.search(lower) or ARRIVED_DAMAGED_RE.search(lower))
 
 
 @lru_cache(maxsize=1024)

@@ -110,14 +110,14 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     ]
     if len(stated) != len(intent.countries):
         intent = replace(intent, countries=tuple(stated))
+    home_town = None
     if region is not None and not intent.countries and region[0] not in buyer_then_home(task):
         # "ship to Victoria on the island?" of a Canadian shop is the city in British Columbia, not Australia's state:
         # a state abroad sharing its name with a town at home is the town
         home_town = _town(work, shipping_units)
-        if home_town is not None and home_town.country in buyer_then_home(task):
-            region = None
+        region = None if home_town is not None and home_town.country in buyer_then_home(task) else region
     # "Do you deliver to Brighton?": the town's country, region and postcode area are what the policy names
-    town = None if region is not None or intent.countries else _town(work, shipping_units)
+    town = None if region is not None or intent.countries else home_town or _town(work, shipping_units)
     if town is None and region is None and not intent.countries:  # "to Sylt", which the lines name, not the data
         home = home_country(task.shop_currency, task.shop_country)
         town = place_written(intent.text, [u.text for u in shipping_units], home)
