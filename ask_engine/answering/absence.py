@@ -81,7 +81,8 @@ _LIGHT_VERB_STEMS = word_stems("light_verbs")
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
     (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
-    have to report damage?" insists on "report", not on "long")."""
+    have to report damage?" insists on "report", not on "long"; nor the condition goods are in or that they were
+    bought: "can I return an unopened thermostat I bought last week?" insists on neither "unopened" nor "bought")."""
     names, aged = _query_names(intent.text), _aged(intent)
     counts: dict[str, int] = {}
     for u in units:
@@ -95,6 +96,7 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
             - framing_stems(intent.text)
             - _VAGUE_STEMS
             - _LIGHT_VERB_STEMS  # "what wood should I use for chicken?" insists on no "use"
+            - _conditions(intent)
         ):
             if w in words and not w.isdigit() and not _DENIAL.fullmatch(w):  # "not royal mail": "not" is no topic
                 counts[w] = counts.get(w, 0) + 1
@@ -164,6 +166,15 @@ _AGE_PHRASE = text_cue("age_phrase", re.IGNORECASE)
 _AGED = re.compile(rf"(?:{_AGE_PHRASE.pattern})(?:\s+[a-z]+)?", re.IGNORECASE)  # "17 yr old son"
 # what became of a thing ("torn", "arrived", "melted") names no second thing after it
 _STATE_WORDS = word_list("state_words")
+_CONDITION_WORDS = word_list("condition_words")  # "unopened", "unused", "sealed", "bought"
+
+
+def _conditions(intent: Intent) -> frozenset[str]:
+    """The stems of the words the question writes as a condition of its goods or their purchase ("an unopened
+    thermostat I bought"): as written, so "my order history" still insists on "order" where "I ordered" does not."""
+    return content_stems(" ".join(w for w in re.findall(r"[a-z']+", intent.lower) if w in _CONDITION_WORDS))
+
+
 _REGULAR_PAST = text_cue("regular_past")
 
 

@@ -73,6 +73,15 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
         for line in _priced_ranges(intent, doc):
             # "… in dove grey with the hub, window is 160cm wide" and "121–180 cm wide adds €30": what the figure adds
             answer.claim(line, _cites_for(task, doc, line), doc=doc.id)
+    if intent.price and _SALE_END.search(intent.lower) and not _SALE_END_STATED.search(doc.body or ""):
+        # "these are on sale, how long is the sale on for?": the reduced price is recorded, its end is not
+        answer.meta(
+            phrase("not_recorded", subject=f"the {title}", predicate=f"when the sale on the {title} ends"),
+            markdown=phrase(
+                "not_recorded", subject=f"the **{title}**", predicate=f"when the sale on the **{title}** ends"
+            ),
+        )
+        answer.gaps.append(Gap(field="sale end", key="sale_end", doc_id=doc.id))
     stated = _restock_lines(doc) if intent.stock and _RESTOCK_WHEN.search(intent.lower) else []
     for line in stated:
         # "SOLD OUT for now - next shipment expected in May": the page says when, and that is the answer
@@ -319,6 +328,8 @@ def _greater(a: str, b: str) -> bool:
 
 
 _RESTOCK_WHEN = text_cue("restock_when")  # "when will it be back in stock?"
+_SALE_END = text_cue("sale_end")  # "how long is the sale on for?", "when does the offer end?"
+_SALE_END_STATED = text_cue("sale_end_stated", re.IGNORECASE)  # "Sale ends 30 June", "offer valid until Sunday"
 _SKU = text_cue("sku")
 
 

@@ -177,6 +177,15 @@ class ExtractiveGenerator:
             # answer, and the closest fact it offers repeats it; it takes none of the sentence budget either ("do you
             # sell kegging stuff? looking for a corny keg and a co2 tank": the first part's two products)
             answers = [a for a in answers if not (a.not_recorded and a.unnamed)]
+        elif any(any(s.kind == "claim" for s in a.sentences) for a in answers):
+            # ... and where another part shows a line the shop records, hedged ("Is it dusty? my daughter has
+            # asthma" and "Low dust, but not dust-free."), a part saying only "not recorded that" after it would deny
+            # the line shown
+            answers = [
+                a
+                for a in answers
+                if not (a.not_recorded and a.unnamed and not any(s.kind == "claim" for s in a.sentences))
+            ]
         # the sentence budget is shared by the parts that answer: "how much for gift wrap, and can you leave the
         # price out? it's for my sister" is three parts, of which one finds its FAQ entry and keeps its price line
         budget = max(1, self.max_sentences // max(1, len(answers)))

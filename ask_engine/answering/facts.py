@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ask_engine.answering.addressing import ways_of
+from ask_engine.answering.addressing import asked_measures, ways_of
 from ask_engine.answering.query import _strip_title, _title_stems, _without_named_values
 from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted, load_ranker
 from ask_engine.answering.restate import _asked_adjective, _asked_phrase
@@ -134,9 +134,27 @@ def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
         names = _title_stems(doc)
         ways = ways_of(probe, units, name_stems=names)
         probabilities = np.asarray(lifted(probabilities, ways, ranker.bar, ranker.addressed_bars), dtype=np.float32)
-    ranked = sorted(zip((float(p) for p in probabilities), units, strict=True), key=lambda pu: -pu[0])
+    said = _FIGURE.findall(work.intent.text)
+    # (a near tie goes to the row whose leading figures the question gives in order: "how many quarts for an
+    # 18x18x24?" and "Enclosure footprint: 18 x 18, …", not "… 24 x 18, …")
+    ranked = sorted(
+        zip((float(p) for p in probabilities), units, strict=True),
+        key=lambda pu: -pu[0] - (_NEAR_TIE if _leads_with_said(pu[1].text, said) else 0.0),
+    )
     work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))
     return ranked
+
+
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")
+_NEAR_TIE = 0.01  # the ranker's probabilities this close order units alike
+
+
+def _leads_with_said(text: str, said: Sequence[str]) -> bool:
+    """The figures of `text`'s first cell ("Enclosure footprint: 18 x 18"), two or more, come one after another among
+    the question's figures (`said`)."""
+    lead = _FIGURE.findall(text.split(",")[0])
+    n = len(lead)
+    return n > 1 and any(list(said[i : i + n]) == lead for i in range(len(said) - n + 1))
 
 
 def _questions_led(units: list[Unit]) -> list[Unit]:
@@ -545,3 +563,24 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
             return _asked_phrase(intent, doc, subject, be, plural) or f"the {concept.noun} of {subject}"
         return f"the {concept.noun} of {subject}"
     return _asked_phrase(intent, doc, subject, be, plural)
+
+
+def states_kind(question: str, answer: _Answer, language: str = "en") -> bool:
+    """`answer` answers (it is no "not recorded"), and one of its stated sentences states a figure of the kind
+    `question` asks for, where it asks for one (`states_asked_kind`: "how heavy is the 45L bag?")."""
+    stated = [s.text for s in answer.sentences if s.kind == "claim"]
+    return not answer.not_recorded and any(states_asked_kind(question, t, language) for t in stated)
+
+
+def states_asked_kind(question: str, text: str, language: str = "en") -> bool:
+    """`text` states a figure of a kind `question` asks for other than a count, or `question` asks for none; a length
+    is stated by figures across an "x" without a unit too ("product measures: 6.5 x 2.5 x 23.5")."""
+    kinds = [k for k in asked_measures(question, language) if k.name not in ("count", "percentage", "place")]
+    return (
+        not kinds
+        or any(k.states.search(text) for k in kinds)
+        or (any(k.name == "length" for k in kinds) and bool(_ACROSS.search(text)))
+    )
+
+
+_ACROSS = re.compile(r"\d+(?:[.,]\d+)?\s*[x×]\s*\d+(?:[.,]\d+)?")

@@ -210,15 +210,20 @@ def _near_sentence(
 ) -> Unit | None:
     """The best-ranked unit when it is a description sentence (and so ranked above every fact) at or above
     `NEAR_SENTENCE_BAR` that `ties` to the question, at or above `NEAR_NAMED_BAR` naming the attribute the lexicon reads
-    in the question (`names_asked`), or at or above `NEAR_UNTIED_BAR` however worded; else None."""
-    if not ranked:
-        return None
-    p, unit = ranked[0]
-    if unit.kind != "description" or p < min(NEAR_SENTENCE_BAR, NEAR_NAMED_BAR):
-        return None
-    if p >= NEAR_NAMED_BAR and names_asked(unit.text):
-        return unit
-    return unit if p >= NEAR_UNTIED_BAR or (p >= NEAR_SENTENCE_BAR and ties(unit)) else None
+    in the question (`names_asked`), or at or above `NEAR_UNTIED_BAR` however worded; the second-ranked, held to the
+    same bars, when the first ties to nothing asked; else None."""
+    for n, (p, unit) in enumerate(ranked[:2]):
+        if unit.kind != "description" or p < min(NEAR_SENTENCE_BAR, NEAR_NAMED_BAR):
+            return None
+        if p >= NEAR_NAMED_BAR and names_asked(unit.text):
+            return unit
+        if p >= NEAR_UNTIED_BAR or (p >= NEAR_SENTENCE_BAR and ties(unit)):
+            return unit
+        if n == 0 and ties(unit):
+            return None
+        # ... or the next, where the first ties to nothing asked (the description's opening line, "Heat with zero
+        # light.") and the next does ("does it give off any light?" and "Emits infrared heat only — no visible light")
+    return None
 
 
 def _tied(
@@ -248,6 +253,7 @@ _LIGHT_VERB_STEMS = word_stems("light_verbs")
 
 
 _LABELLED = re.compile(r"^([A-Z][\w' -]{0,30}?):\s+\S")  # "Hooks: Two #4 trebles"
+_AGE_LIMIT = text_cue("age_limit", re.IGNORECASE)  # "under 3 years", "16+", "aged 8"
 
 
 def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]] = ()) -> str | None:
@@ -284,12 +290,14 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     sims = work.similarity([line for _, line in lines]) if len(lines) > 1 else [0.0]
     best = max(range(len(lines)), key=lambda i: (float(sims[i]), lines[i][0]))
     # "are the hooks barbless?": the notice shares only the word a likely recorded fact is labelled by ("Hooks: Two #4
-    # trebles"); that fact is nearer than "Safety warning: Sharp hooks"
+    # trebles"); that fact is nearer than "Safety warning: Sharp hooks"; so is a labelled line the ranker puts high
+    # that says the shared word itself ("how much do I put in the water bucket?" and "Dosage: 1 capful … to 1–2 litres
+    # of water", not "Safety: IF IN EYES: Rinse cautiously with water")
     shared = asked & content_stems(lines[best][1].split(":", 1)[-1])
     if shared and any(
         p >= RELATED_BAR
         and not (u.fact is not None and u.fact.source == "disclosure")
-        and shared <= content_stems(label)
+        and (shared <= content_stems(label) or (p >= NEAR_UNTIED_BAR and shared <= content_stems(u.text)))
         for p, u in ranked[:3]
         if (label := u.label or (m.group(1) if (m := _LABELLED.match(u.text)) else ""))
     ):

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ask_engine.answering.addressing import asked_measures, framing_stems
 from ask_engine.answering.measures import FIGURE_ONLY, measure, measures_in, ranges_in, value_pattern
 from ask_engine.answering.query import _head
 from ask_engine.answering.units import Unit
@@ -18,6 +19,7 @@ from ask_engine.language import (
     mentions_concept,
     text_cue,
     word_list,
+    word_stems,
 )
 from ask_engine.types import Document, Task, Variant
 
@@ -420,3 +422,41 @@ def names_value_only(intent: Intent, doc: Document, unit: Unit) -> bool:
         return False
     values = dict(_options(doc)).get(unit.label, ())
     return bool(_said_values(intent, values)) and not _names_option(intent, unit.label, values)
+
+
+_CHOICE_STEMS = word_stems("choice_words")
+
+
+def asks_beyond_option(text: str, doc: Document, unit: Unit, naming: frozenset[str]) -> bool:
+    """`unit` is an option the question names while asking something its values do not say: a word of the question
+    (`text`) beyond the option's name, its values, what names the product (`naming`) and the words of a question
+    asking which versions there are ("does the light base take batteries?", "how thick is the large board?", "which
+    distillery makes the gin?"): the list of its values says only which versions the product comes in."""
+    if unit.kind != "option":
+        return False
+    values = dict(_options(doc)).get(unit.label, ())
+    own = content_stems(" ".join([unit.label, *values]))
+    if _measured_by(text, unit.label):
+        own |= framing_stems(text)  # "How thick is it?" of "Thickness: 4mm, 5mm, 6mm"; not of "Size: Small, Large"
+    # (a figure is a value asked for, which the list answers: "do you have these in 1/16 size?")
+    return any(not re.search(r"\d", w) for w in content_stems(text) - naming - own - _CHOICE_STEMS)
+
+
+_LENGTH_LABEL_STEMS = word_stems("length_labels")
+
+
+def _measured_by(text: str, label: str) -> bool:
+    """The option's name names a kind of figure the question asks for: "Weight" for "how heavy?", "Thickness" (or
+    "Width", "Diameter": a length) for "how thick?"."""
+    named = content_stems(label)
+    return any(
+        content_stems(k.name) & named or (k.name == "length" and named & _LENGTH_LABEL_STEMS)
+        for k in asked_measures(text)
+    )
+
+
+def within_options(
+    ranked: Sequence[tuple[float, Unit]], text: str, doc: Document, naming: frozenset[str]
+) -> list[tuple[float, Unit]]:
+    """`ranked` without the options the question (`text`) asks beyond (`asks_beyond_option`)."""
+    return [(p, u) for p, u in ranked if not asks_beyond_option(text, doc, u, naming)]

@@ -26,9 +26,13 @@ from ask_engine.answering.facts import (
     _state_units,
     _subject,
     fact_text,
+    states_asked_kind,
+    states_kind,
 )
 from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.nearest import (
+    _AGE_LIMIT,
+    _LABELLED,
     _asked_fact,
     _near_sentence,
     _notice_line,
@@ -50,6 +54,7 @@ from ask_engine.answering.options import (
     names_value_only,
     phrased_option_words,
     value_stems,
+    within_options,
 )
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
@@ -76,7 +81,6 @@ from ask_engine.language import (
     fact_key_matches,
     mentions_concept,
     parse_query,
-    text_cue,
 )
 from ask_engine.phrases import phrase
 from ask_engine.types import Document, Fact
@@ -219,14 +223,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     if answer.not_recorded and has_policy_evidence and not recorded_elsewhere:
         # The product does not record it, but a policy or FAQ may answer it outright ("do I need ID for a knife?");
         # not an attribute other products record as theirs ("bed temperature"), nor one saying fewer asked words than
-        # the product's line ("kayak seat" on a board, not the returns of "kayaks and paddle boards")
+        # the product's line ("kayak seat" on a board), nor one stating no figure of the kind asked (a bulky surcharge)
         policy, asked = _select(work, targets, policy_only=True), intent.stems - naming_stems(work, doc)
-        if policy is not None and not policy.not_recorded and said_of(policy, asked) >= said_of(answer, asked):
+        if policy is not None and states_kind(intent.text, policy) and said_of(policy, asked) >= said_of(answer, asked):
             return policy
     return answer
-
-
-_AGE_LIMIT = text_cue("age_limit", re.IGNORECASE)  # "under 3 years", "16+", "aged 8"
 
 
 def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
@@ -250,6 +251,9 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ranked = _ranked_units(work, doc)
     best = _chosen_units(ranked)  # (an option only a value of which is named says which variant: "the 35cm pack")
     named = [u for u in best if names_value_only(intent, doc, u)]
+    if not named:  # (nor does an option named as a thing, asked what its values do not say: "does the light base …
+        ranked = within_options(ranked, intent.text, doc, naming_stems(work, doc))  # take batteries?")
+        best = _chosen_units(ranked)
     chosen = [u for u in _naming_units(best, work, doc) if u not in named]
     ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
@@ -464,16 +468,13 @@ def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]
     keys = [key for name in work.intent.concepts for key in CONCEPTS_BY_NAME[name].keys]
     out = []
     for _, unit in ranked:
-        match = _LABEL_RE.match(unit.text) if unit.kind == "description" else None
+        match = _LABELLED.match(unit.text) if unit.kind == "description" else None
         if match is None:
             continue
         label = "_".join(re.findall(r"[a-z0-9]+", match.group(1).lower()))
         if any(fact_key_matches(label, key) for key in keys):
             out.append(unit)
     return out
-
-
-_LABEL_RE = re.compile(r"^([A-Z][\w' -]{0,30}?):\s+\S")
 
 
 def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:
@@ -492,9 +493,9 @@ def _tied_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) ->
     years & up" answers "is it OK for my 2 year old?" rather than "not recorded". A word shared with the question is not
     enough here ("twenty warm bulbs" for "are there several kinds of bulb?"): below the ranker's own bar, only the
     lexicon's tie counts."""
-    bar = _ranker().lexicon_bar
-    states = _states_asked(work, doc, words=False)
-    return [u for p, u in ranked[:1] if p >= bar and u.kind == "description" and states(u.text)]
+    bar, states = _ranker().lexicon_bar, _states_asked(work, doc, words=False)
+    named = [u for p, u in ranked[:1] if p >= bar and u.kind == "description" and states(u.text)]
+    return [u for u in named if states_asked_kind(work.intent.text, u.text)]  # ("1 x AAA": no battery life)
 
 
 def _states_asked(work: _Work, doc: Document, *, words: bool = True, measured: bool = True) -> Callable[[str], bool]:

@@ -60,7 +60,7 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
 
     rest: str | None = None
     m = product(re.match(rf"^(?:is|are|was|were)\s+{pronoun}\s+(.+)$", text))
-    if m:
+    if m and _agrees(text.split()[0], m.group("ref"), kept(m, 2)):
         rest = f"whether {subject} {be} {kept(m, 2)}"
     m = m or None
     if rest is None:
@@ -95,6 +95,8 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
                 rest = f"{wh} {subject} {aux} {verb}{tail}"
     if rest is None or _NUMBER.search(rest) or len(rest) > 120:
         return None
+    if re.search(rf"\b(?:can|could|will|would|should|may|is|are|does|do) {re.escape(subject)}", rest):
+        return None  # a verb of the question read as the product's name ("could you engrave my dad's print on these?")
     if re.search(rf"^(?:whether|{_WH}) {re.escape(subject)} \w+ (?:or|and|but)\b", rest):
         return None  # the words asked were the name's own ("are the cashews salted or plain?" of the Salted Cashews)
     if "," in rest:
@@ -111,6 +113,17 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
     if _is_untrusted(rest):
         return None
     return rest
+
+
+def _agrees(verb: str, ref: str, rest: str) -> bool:
+    """ "are" asked of a name in the singular, with a plural word after it, is asked of that plural: "are the knife
+    handles wooden?" asks about the handles, not whether the Knife Set is "handles wooden"."""
+    head, after = ref.split()[-1], (rest.split() or [""])[0]
+    # (in the question's own case: "SABS" is a name, no plural)
+    plural_after = verb in ("are", "were") and len(after) > 3 and after.endswith("s") and after.islower()
+    # (a plural pronoun stands for the product whatever follows: "are these gumboots SABS certified?"; "it" there
+    # stands for a word of the name: "are the knife handles …" of the Knife Set)
+    return not (plural_after and head not in ("these", "those", "they") and not head.endswith("s"))
 
 
 def _asked_adjective(intent: Intent, doc: Document) -> str | None:
