@@ -84,6 +84,16 @@ def asked_measures(question: str, language: str = "en") -> tuple[Measure, ...]:
     return _asking(question, measures(language))
 
 
+# Kinds of figure any line may state in passing (a count, a percentage, a place): a line stating one says nothing of
+# whether it states the kind of figure asked.
+UNCOUNTED = frozenset({"count", "percentage", "place"})
+
+
+def measured_kinds(question: str, language: str = "en") -> tuple[Measure, ...]:
+    """The kinds of figure `question` asks for (`asked_measures`) other than a count, a percentage or a place."""
+    return tuple(k for k in asked_measures(question, language) if k.name not in UNCOUNTED)
+
+
 def asked_figures(question: str, language: str = "en") -> tuple[Measure, ...]:
     """Every kind of figure `question` asks for: the measures, and the lexicon's `answer_figures` (a price)."""
     return _asking(question, measures(language) + _lexicon_measures("answer_figures", language))
@@ -201,7 +211,7 @@ def other_kind(text: str, asked: Sequence[Measure]) -> bool:
     for several kinds at once ("how big?": a length or a volume) asks for size in general, and any figure may be it."""
     if len(asked) != 1 or any(m.states.search(text) for m in asked):
         return False
-    names = {m.name for m in asked} | {"count", "percentage", "place"}
+    names = {m.name for m in asked} | UNCOUNTED
     return any(m.states.search(text) for m in measures() if m.name not in names)
 
 
@@ -214,4 +224,4 @@ def states_figure(text: str) -> bool:
 
 def stated_kinds(text: str) -> frozenset[str]:
     """The kinds of measure `text` states a figure of ("Rear-facing 5–40 lb.": weight), counts and places aside."""
-    return frozenset(m.name for m in measures() if m.states.search(text)) - {"count", "percentage", "place"}
+    return frozenset(m.name for m in measures() if m.states.search(text)) - UNCOUNTED

@@ -11,7 +11,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ask_engine.answering.addressing import asked_measures, ways_of
+from ask_engine.answering.addressing import measured_kinds, ways_of
+from ask_engine.answering.options import _in_order
 from ask_engine.answering.query import _strip_title, _title_stems, _without_named_values
 from ask_engine.answering.ranker import QuestionShape, Ranker, features, lifted, load_ranker
 from ask_engine.answering.restate import _asked_adjective, _asked_phrase
@@ -152,9 +153,7 @@ _NEAR_TIE = 0.01  # the ranker's probabilities this close order units alike
 def _leads_with_said(text: str, said: Sequence[str]) -> bool:
     """The figures of `text`'s first cell ("Enclosure footprint: 18 x 18"), two or more, come one after another among
     the question's figures (`said`)."""
-    lead = _FIGURE.findall(text.split(",")[0])
-    n = len(lead)
-    return n > 1 and any(list(said[i : i + n]) == lead for i in range(len(said) - n + 1))
+    return _in_order(_FIGURE.findall(text.split(",")[0]), said)
 
 
 def _questions_led(units: list[Unit]) -> list[Unit]:
@@ -575,7 +574,7 @@ def states_kind(question: str, answer: _Answer, language: str = "en") -> bool:
 def states_asked_kind(question: str, text: str, language: str = "en") -> bool:
     """`text` states a figure of a kind `question` asks for other than a count, or `question` asks for none; a length
     is stated by figures across an "x" without a unit too ("product measures: 6.5 x 2.5 x 23.5")."""
-    kinds = [k for k in asked_measures(question, language) if k.name not in ("count", "percentage", "place")]
+    kinds = measured_kinds(question, language)
     return (
         not kinds
         or any(k.states.search(text) for k in kinds)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ask_engine.answering.addressing import asked_measures, framing_stems, ways_of
+from ask_engine.answering.addressing import framing_stems, measured_kinds, ways_of
 from ask_engine.answering.facts import (
     _IDENTITY_KEYS,
     RELATED_BAR,
@@ -266,7 +266,7 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     # a line sharing a word ("string") speaks to nothing else asked: not to the attribute the lexicon reads ("does the
     # warranty cover the string?"), nor with the kind of figure asked ("arrow speed at 40 lbs?" and "Never dry-fire")
     concepts = work.intent.concepts
-    kinds = [k for k in asked_measures(work.intent.text) if k.name not in ("count", "percentage", "place")]
+    kinds = measured_kinds(work.intent.text)
     lines: list[tuple[int, str]] = []
     for fact in doc.facts:
         if fact.source != "disclosure":
