@@ -137,10 +137,11 @@ def _ranked_units(work: _Work, doc: Document) -> list[tuple[float, Unit]]:
         probabilities = np.asarray(lifted(probabilities, ways, ranker.bar, ranker.addressed_bars), dtype=np.float32)
     said = _FIGURE.findall(work.intent.text)
     # (a near tie goes to the row whose leading figures the question gives in order: "how many quarts for an
-    # 18x18x24?" and "Enclosure footprint: 18 x 18, …", not "… 24 x 18, …")
+    # 18x18x24?" and "Enclosure footprint: 18 x 18, …", not "… 24 x 18, …"; a question of fewer than two figures
+    # gives no order, and no row is read for one)
     ranked = sorted(
         zip((float(p) for p in probabilities), units, strict=True),
-        key=lambda pu: -pu[0] - (_NEAR_TIE if _leads_with_said(pu[1].text, said) else 0.0),
+        key=lambda pu: -pu[0] - (_NEAR_TIE if len(said) > 1 and _leads_with_said(pu[1].text, said) else 0.0),
     )
     work.notes.append("units: " + "; ".join(f"{p:.2f} {u.text[:40]}" for p, u in ranked[:3]))
     return ranked
