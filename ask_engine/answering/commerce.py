@@ -75,24 +75,14 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
             answer.claim(line, _cites_for(task, doc, line), doc=doc.id)
     if intent.price and _SALE_END.search(intent.lower) and not _SALE_END_STATED.search(doc.body or ""):
         # "these are on sale, how long is the sale on for?": the reduced price is recorded, its end is not
-        answer.meta(
-            phrase("not_recorded", subject=f"the {title}", predicate=f"when the sale on the {title} ends"),
-            markdown=phrase(
-                "not_recorded", subject=f"the **{title}**", predicate=f"when the sale on the **{title}** ends"
-            ),
-        )
+        _unrecorded_when(answer, title, "when the sale on the {} ends")
         answer.gaps.append(Gap(field="sale end", key="sale_end", doc_id=doc.id))
     stated = _restock_lines(doc) if intent.stock and _RESTOCK_WHEN.search(intent.lower) else []
     for line in stated:
         # "SOLD OUT for now - next shipment expected in May": the page says when, and that is the answer
         answer.claim(line, _cites_for(task, doc, line), doc=doc.id)
     if intent.stock and _RESTOCK_WHEN.search(intent.lower) and not stated:
-        answer.meta(
-            phrase("not_recorded", subject=f"the {title}", predicate=f"when the {title} will be back in stock"),
-            markdown=phrase(
-                "not_recorded", subject=f"the **{title}**", predicate=f"when the **{title}** will be back in stock"
-            ),
-        )
+        _unrecorded_when(answer, title, "when the {} will be back in stock")
         answer.not_recorded = True
         answer.gaps.append(Gap(field="restock date", key="restock_date", doc_id=doc.id))
     if _asks_sku(intent):
@@ -335,6 +325,15 @@ _SKU = text_cue("sku")
 
 _RESTOCK_STATED = text_cue("restock_stated", re.IGNORECASE)  # "next shipment expected", "new stock due"
 _RESTOCK_TIME = text_cue("restock_time", re.IGNORECASE)  # "in May", "w/c 14 April", "end of the month"
+
+
+def _unrecorded_when(answer: _Answer, title: str, predicate: str) -> None:
+    """Says the product's page does not record when something happens (the sale ends, the stock is back), the title
+    put into the predicate's "{}" as it is, or in bold for Markdown."""
+    answer.meta(
+        phrase("not_recorded", subject=f"the {title}", predicate=predicate.format(title)),
+        markdown=phrase("not_recorded", subject=f"the **{title}**", predicate=predicate.format(f"**{title}**")),
+    )
 
 
 def _restock_lines(doc: Document) -> list[str]:
