@@ -156,6 +156,8 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             continue
         if word.lower() == "american" and re.match(r"\s+express\b", norm[m.end() :], re.I):
             continue  # the payment card, no place
+        if re.match(r"\s+Post\b", norm[m.end() :]):
+            continue  # a national postal carrier ("by Canada Post", "Australia Post", "Swiss Post"), no destination
         code = names.get(word.lower())
         if code:
             # "British Columbia" is a province of Canada, not Britain; "New Mexico" a state of the US

@@ -426,15 +426,20 @@ class Engine:
     @staticmethod
     def _retrieval_query(query: str, country: str | None) -> str:
         """The query as retrieval reads it: shipping and returns questions carry the shopper's country, so the
-        section about that destination ranks first ("how long does delivery take?" from Germany)."""
-        if not country or not query.strip():
+        section about that destination ranks first ("how long does delivery take?" from Germany); one naming a state
+        or province and no country carries that one's country instead ("ship a bow to Michigan?": the section on
+        shipping to the United States)."""
+        if not query.strip() or not {"shipping_policy", "refund_policy"} & set(policy_intents(query)):
             return query
-        if not {"shipping_policy", "refund_policy"} & set(policy_intents(query)):
-            return query
+        from ask_engine.countries import region_named
         from ask_engine.language import country_codes_in
 
         if country_codes_in(query, query=True):
             return query  # the question names its own destination; the context's country is not the subject
+        region = region_named(query)
+        country = region[0] if region is not None else country
+        if not country:
+            return query
         name = _country_name(country)
         return f"{query} ({name})" if name else query
 

@@ -14,6 +14,9 @@ A word spelled the other side of the Atlantic ("polarized", "aluminum", "color")
 when the shop uses that one and not the asker's, English word or not: the two read the same once stemmed, but the
 embedding model compares words as written.
 
+A word the shop writes with a hyphen may be typed without it ("xfull" for "X-Full", "tshirt" for "T-shirt"): it is
+read as the shop's word, not as a slip for the word after the hyphen.
+
 A thing the shop writes as one word may be typed as two, and the other way round: "life jacket" for the shop's
 "lifejacket", "giftwrap" for its "gift wrap". `compounds` gives the shop's form beside the asker's, in the shape of
 the shop's own synonyms ("giftwrap (gift wrap)"), so neither reading is lost.
@@ -81,6 +84,10 @@ def spelled(text: str, uses: Callable[[str], int]) -> str:
         if same:
             best = max(same, key=lambda c: (uses(c), c))
             return best.capitalize() if word[0].isupper() else best
+        # "xfull" for the shop's "X-Full", "tshirt" for its "T-shirt": the shop's hyphenated word, the hyphen left out
+        hyphened = [h for i in range(1, len(low)) if uses(h := f"{low[:i]}-{low[i:]}") > 0]
+        if hyphened:
+            return max(hyphened, key=lambda h: (uses(h), h))
         if low in english:
             return word
         # the word the shop uses most ("shipping", not "shining", for "shiping"), then the commoner English word,

@@ -278,7 +278,8 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
     rank.update({code: len(prefer) for code in named if code not in rank})
     for first, text in _destinations(question, capitals):
         key = fold_name(text)
-        entries = towns.get(key)
+        # (a city the data names "Greater Sudbury" is the Sudbury its people write)
+        entries = [*towns.get(key, ()), *towns.get(f"greater {key}", ())]
         if not entries:
             continue
         if ended and not _NAME_END.match(question[first.start() + len(text) :]):

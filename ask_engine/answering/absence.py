@@ -33,11 +33,15 @@ from ask_engine.types import Task
 COMPOUND_SAME = 0.70
 
 
-def _names_other_product(text: str, own_words: set[str]) -> bool:
+def _names_other_product(text: str, own_words: set[str], catalogue: frozenset[str] = frozenset()) -> bool:
     """True when a sentence names something by a multi-word capitalised name that is not this product's or the
-    shop's ("For example, the Redmere Lightweight Hiking Boot runs small" says nothing about the Greystone)."""
+    shop's ("For example, the Redmere Lightweight Hiking Boot runs small" says nothing about the Greystone); given the
+    `catalogue`'s words (stems of every product's title, type and vendor), a name using none of them names no product
+    ("the Criminal Code prohibits crossbows …")."""
     for m in re.finditer(r"\b([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)+)", text):
         words = [w.lower() for w in m.group(1).split()]
+        if catalogue and not content_stems(m.group(1)) & catalogue:
+            continue
         if m.start() == 0:
             # a sentence's first word is capitalised anyway: "The Nordvik Brio has …" names the Brio, "Our Returns"
             # nothing

@@ -19,6 +19,7 @@ from functools import lru_cache
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import Unit
 from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize
+from ask_engine.types import Fact
 
 __all__ = [
     "ADDRESSING",
@@ -29,6 +30,7 @@ __all__ = [
     "asked_measures",
     "counted_stems",
     "framing_stems",
+    "joined_labels",
     "measures",
     "number_words",
     "other_kind",
@@ -225,3 +227,22 @@ def states_figure(text: str) -> bool:
 def stated_kinds(text: str) -> frozenset[str]:
     """The kinds of measure `text` states a figure of ("Rear-facing 5–40 lb.": weight), counts and places aside."""
     return frozenset(m.name for m in measures() if m.states.search(text)) - UNCOUNTED
+
+
+def joined_labels(first: Unit | Fact, second: Unit | Fact, question: str) -> bool:
+    """Both are recorded facts, and the `question` joins a word of each one's label (that the other's lacks) by "and",
+    "or", "&", "/" or a comma ("how much EPA and DHA?" of "Epa" and "Dha"; not "how thick is the watch case?" of
+    "Watch movement type" and "Case")."""
+    one, other = content_stems(first.label), content_stems(second.label)
+    words = re.findall(r"[\w'-]+|[,&/]", question.lower())
+    joined = any(
+        j in {"and", "or", "&", "/", ","} and _apart(a, b, one, other)
+        for a, j, b in zip(words, words[1:], words[2:], strict=False)
+    )
+    return joined and [getattr(x, "kind", "fact") for x in (first, second)] == ["fact", "fact"]
+
+
+def _apart(a: str, b: str, one: frozenset[str], other: frozenset[str]) -> bool:
+    """`a` and `b` name one label each (and not the other's), in either order."""
+    x, y = content_stems(a), content_stems(b)
+    return bool(x and y) and ((x <= one - other and y <= other - one) or (x <= other - one and y <= one - other))

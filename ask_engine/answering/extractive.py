@@ -193,7 +193,7 @@ class ExtractiveGenerator:
         for answer in answers:
             # a sentence an earlier part already quotes takes none of a later part's budget ("can I return pots?
             # who pays the return postage?": the second part's rule after the returns lead-in both parts quote)
-            fresh = [s for s in answer.sentences if s.kind != "claim" or s.text not in said]
+            fresh = [s for s in answer.sentences if s.text not in said]  # (nor the town an earlier part placed)
             claims = [s for s in answer.sentences if s.kind == "claim"]
             if (
                 id(answer) in after_place
@@ -289,8 +289,9 @@ class ExtractiveGenerator:
         targets = _targets(work, carried)
         if not targets and carried and _asks_of_product(intent):
             targets = list(carried)
-        if places and not targets and not intent.shipping and (intent.price or intent.asks_duration):
-            # "Do you ship to Australia? What does it cost?": a cost or a time after a destination is delivery's
+        if places and not intent.shipping and ((intent.price and not targets) or intent.asks_duration):
+            # "Do you ship to Australia? What does it cost?": a cost or a time after a destination is delivery's (a time
+            # with a product in view too: "… tub to Honolulu, what does shipping cost and how long will it take?")
             intent = replace(intent, shipping=True, shipping_place=True, countries=inherited, text=elsewhere)
         # What the question asks is read without the product's name: "Aldergrove 3L Waterproof Jacket" asks nothing.
         work.intent = _with_history(_without_mentions(intent, targets), task)

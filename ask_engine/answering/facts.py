@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ask_engine.answering.addressing import joined_labels as _joined
 from ask_engine.answering.addressing import measured_kinds, ways_of
 from ask_engine.answering.options import _in_order
 from ask_engine.answering.query import _strip_title, _title_stems, _without_named_values
@@ -178,14 +179,17 @@ def _questions_led(units: list[Unit]) -> list[Unit]:
     return out
 
 
-def _chosen_units(ranked: Sequence[tuple[float, Unit]]) -> list[Unit]:
-    """The best unit when it clears the calibrated bar, and the second when it clears the second bar."""
+def _chosen_units(ranked: Sequence[tuple[float, Unit]], question: str = "") -> list[Unit]:
+    """The best unit when it clears the calibrated bar, and the second when it clears the second bar, or the first
+    bar where the `question` names each one's attribute, joined ("how much EPA and DHA per serving?" and "Dha: 480
+    mg", "Epa: 690 mg")."""
     ranker = _ranker()
     if not ranked or ranked[0][0] < ranker.bar:
         return []
     chosen = [ranked[0][1]]
-    if len(ranked) > 1 and ranked[1][0] >= ranker.second_bar:
-        chosen.append(ranked[1][1])
+    one, two = ranked[1] if len(ranked) > 1 else (0.0, None)
+    if two is not None and (one >= ranker.second_bar or (one >= ranker.bar and _joined(chosen[0], two, question))):
+        chosen.append(two)
     return chosen
 
 
@@ -260,7 +264,9 @@ def _match_facts(work: _Work, doc: Document, asked: frozenset[str]) -> list[Fact
         if (overlap and sim >= FACT_SEMANTIC_WITH_WORD) or sim >= FACT_SEMANTIC:
             scored.append((float(sim) + 0.2 * overlap, fact))
     scored.sort(key=lambda x: -x[0])
-    return [_safe_fact(f) for _, f in scored[:1] if usable_value(_safe_fact(f).value)]
+    top = [f for _, f in scored[:2]]  # the second only where the question joins the two ("EPA and DHA")
+    top = top if len(top) == 2 and _joined(top[0], top[1], work.intent.text) else top[:1]
+    return [_safe_fact(f) for f in top if usable_value(_safe_fact(f).value)]
 
 
 def _safe_fact(fact: Fact) -> Fact:
@@ -283,7 +289,10 @@ def _attribute_probe(intent: Intent, doc: Document) -> str:
     """The question with the product's name taken out, so similarity measures the attribute asked about. Only a run of
     the title's words names the product: "Is this one waterproof?" about the "Aldergrove 3L Waterproof Jacket" still
     asks "waterproof", as the ranker was calibrated on whole questions."""
-    text = _strip_title(intent.text, doc.title, placeholder="it") or intent.text
+    # (the last word of a label of its own is what the label is of: "Melatonin", "Elemental magnesium"; not "basket" of
+    # "Basket depth standard")
+    labels = frozenset().union(*(content_stems(f.label.split()[-1]) for f in doc.facts if f.source == "metafield"))
+    text = _strip_title(intent.text, doc.title, placeholder="it", labels=labels) or intent.text
     if doc.product_type:
         # "where are the Halden sunglasses made?" about the Halden Titanium, a pair of sunglasses: where it is made
         text = _strip_title(text, doc.product_type, named=True) or text

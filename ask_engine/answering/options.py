@@ -123,6 +123,7 @@ def _singled_values(intent: Intent, values: Sequence[str]) -> list[str]:
     out: a word used by exactly one of the values ("velvet" in "Forest Green Velvet" among "Oatmeal Bouclé" and
     "Slate Recycled Weave"). None when a word is shared by several values, or the values are single letters."""
     words = {w for w in intent.stems if len(w) >= 3 and not w[0].isdigit()}
+    words -= content_stems(" ".join(_OWNED.findall(intent.lower)))  # ("my pony's name": the asker's)
     found: list[str] = []
     for value in values:
         own = content_stems(value)
@@ -133,6 +134,7 @@ def _singled_values(intent: Intent, values: Sequence[str]) -> list[str]:
 
 
 _NUMBER_VALUE = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_OWNED = re.compile(r"\b(?:my|our|his|her|their)\s+([\w-]+)['’]s\b")  # the asker's own: "my pony's name"
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?![\w.])")
 
 
@@ -149,7 +151,7 @@ def _match_options(
     """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks."""
     chosen: dict[str, list[str]] = {}
     other: list[tuple[str, str]] = []  # values named with a word making them another value
-    text = intent.lower
+    text = _OWNED.sub(" ", intent.lower)  # "my pony's name" is the asker's pony, no "Pony" size
     asked_kinds = {unit for _, unit in measures_in(intent.text)}
     free = _free_figures(intent, options) if asked_kinds else []
     for name, values in options:

@@ -120,7 +120,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         ) - frozenset().union(*(content_stems(title) for title in others))
 
         def names_others(text: str) -> bool:
-            return any(title in text.lower() for title in others) or _names_other_product(text, own)
+            return any(t in text.lower() for t in others) or _names_other_product(text, own, task.catalogue_words)
 
         # ... nor where its section speaks of other products by name and never of this one ("Superwash wool (like
         # Calder Sock 4ply) … Put socks in a mesh bag" says nothing of whether another yarn is superwash)
@@ -295,8 +295,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         answer.meta(phrase("not_mentioned", thing=join_and(compounds), shop=task.shop_name))
         work.notes.append(f"the question asks about {', '.join(compounds)}, which no evidence mentions")
         return answer
-    # "can I use Afterpay on a $2,300 mattress?" asks about the name and the goods it pays for, which no payment
-    # line names
+    # "can I use Afterpay on a $2,300 mattress?" asks about the name and the goods it pays for, no payment line's
     goods = frozenset().union(*(content_stems(d.product_type or "") for d in task.documents.values()))
     only_names = only_names or all(
         w.isdigit() for w in intent.stems - names - _OFFER_STEMS - _GENERIC_QUERY_STEMS - goods
@@ -515,9 +514,9 @@ def _kind_rule(
         )
         # only a list entry naming kinds of goods ("Gift cards.", "Candles that have been lit."): a full sentence
         # that mentions the kind in passing ("mud on boot soles") is a condition, not the rule for every such product
-        # ... or a rule whose label names the product's kind as what it is ("Kitchen tools (masala dabba, khal batta):
-        # returnable within 7 days of delivery if unused"; the garam masala is no "masala dabba")
-        label = _RULE_LABEL.match(u.text) if not (row := _FIRST_CELL.match(u.text)) else row  # (or a row's first cell)
+        # ... or a rule whose label (a row's first cell, the goods it is of: "Kits must be …") names the product's kind
+        # as what it is ("Kitchen tools (masala dabba, …): returnable within 7 days"; garam masala is no "masala dabba")
+        label = row if (row := _FIRST_CELL.match(u.text)) else _RULE_LABEL.match(u.text) or _RULE_SUBJECT.match(u.text)
         labelled = targets and label is not None and bool(kinds & _head_stems(label.group(1)))
         if not same_doc or not (_bare_item(u) or _kind_item(u) or _led_item(u) or labelled):
             continue
@@ -531,6 +530,7 @@ def _kind_rule(
 
 
 _RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty gift boxes: returnable within 7 days"
+_RULE_SUBJECT = re.compile(r"^([^.:;]{3,60}?)\s+(?:must|cannot|can't|can only|may not|are not|aren't)\b")
 # a table row's first cell: "Category: Thermal paste and other consumables, Unopened: …" names the goods of its rule
 _FIRST_CELL = re.compile(r"^[^:,;]{1,40}:\s*([^:,;]{3,80}),\s*[^:,;]{1,40}:")
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.

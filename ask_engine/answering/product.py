@@ -249,14 +249,14 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
-    best = _chosen_units(ranked)  # (an option only a value of which is named says which variant: "the 35cm pack")
+    best = _chosen_units(ranked, intent.text)  # (an option a value of which alone is named says which: "35cm pack")
     named = [u for u in best if names_value_only(intent, doc, u)]
     if not named:  # (nor does an option named as a thing, asked what its values do not say: "does the light base …
         ranked = within_options(ranked, intent.text, doc, naming_stems(work, doc))  # take batteries?")
-        best = _chosen_units(ranked)
+        best = _chosen_units(ranked, intent.text)
     chosen = [u for u in _naming_units(best, work, doc) if u not in named]
     ranked = past_named(work, doc, ranked, named)
-    facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no)
+    facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no, asked=asked)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
     facts = [
         f
@@ -533,14 +533,14 @@ _LEAD_AND_ITEMS = re.compile(r":\s+[^;:]+;\s+[^;:]+")
 
 
 def _lexicon_facts(
-    facts: list[Fact], ranked: list[tuple[float, Unit]], chosen: list[Unit], *, yes_no: bool
+    facts: list[Fact], ranked: list[tuple[float, Unit]], chosen: list[Unit], *, yes_no: bool, asked: frozenset[str]
 ) -> list[Fact]:
     """The facts the attribute lexicon or the label words tie to the question, best by the ranker first, unless the
     ranker puts another unit above its bar and above all of them ("how big is the screen?": "Display: 5.5 inches",
     not the item's dimensions): a template never overrides a better-scoring unit. Unless one of the recorded facts
     reaches the ranker's calibrated `lexicon_bar`, none answers: on product-QA data a word tie alone ("light" → "Item
     package weight", "includes" → "Batteries included") names the wrong attribute more often than the right one.
-    Facts that are not answer units (disclosure notices) keep answering through the lexicon."""
+    Notices (not answer units) answer through the lexicon, and before a unit lacking an asked word they say."""
     score = {unit.key: p for p, unit in ranked if unit.kind != "description"}
     if not any(f.key in score and score[f.key] >= _ranker().lexicon_bar for f in facts):
         facts = [f for f in facts if f.key not in score]
@@ -549,7 +549,8 @@ def _lexicon_facts(
     keys = {f.key for f in facts}
     best_fact = max((score.get(f.key, 0.0) for f in facts), default=0.0)
     if chosen and chosen[0].key not in keys and ranked and ranked[0][0] > best_fact:
-        return []
+        said = content_stems(chosen[0].text)
+        return [f for f in facts if f.source == "disclosure" and asked & content_stems(f.value) - said]
     # a yes/no question is answered "Yes, ..." / "No, ..." first when a yes/no fact is among them that the ranker
     # itself ties to the question: "does the set include a blank piece?" is not "No, batteries are not included"
     bar = _ranker().lexicon_bar

@@ -17,6 +17,7 @@ from ask_engine.language import (
     CONCEPTS_BY_NAME,
     OWNED_AGE_RE,
     Intent,
+    content_stem_sequence,
     content_stems,
     mentions_concept,
     normalize,
@@ -194,9 +195,13 @@ _DETERMINER_BEFORE = text_cue("determiner_before", re.IGNORECASE)  # "the", "you
 _AUDIENCE_AFTER = text_cue("audience_after", re.IGNORECASE)  # who a product is for, after its name
 
 
-def _strip_title(text: str, title: str, placeholder: str = "", *, named: bool = False) -> str:
+def _strip_title(
+    text: str, title: str, placeholder: str = "", *, named: bool = False, labels: frozenset[str] = frozenset()
+) -> str:
     """Remove the longest run of consecutive words of `text` that all belong to `title` (two words at least, or
-    one word that is not itself an attribute nor all the question asks), with its article; `placeholder` ("it")
+    one word that is not itself an attribute, nor the last word of one of the product's own attribute `labels` (stems:
+    "how much melatonin is in each gummy?" of the Melatonin 3 mg Gummies, which record "Melatonin: 3 mg"), nor all the
+    question asks), with its article; `placeholder` ("it")
     takes its place. With `named`, only a run that names the product in view: after a determiner or "it" ("where are
     it sunglasses made?" once the name is out), not "other benches"."""
     # a word of the title as written or by its stem ("velvet cushions" names the "Cotton Velvet Cushion")
@@ -231,7 +236,7 @@ def _strip_title(text: str, title: str, placeholder: str = "", *, named: bool = 
     if end - start < 2:
         word = tokens[start].group(0)
         # one word names the product only if it is not itself what the question asks ("is it waterproof?")
-        if len(word) < 4 or parse_query(word).product_specific:
+        if len(word) < 4 or parse_query(word).product_specific or stem(word.lower()) in labels:
             return text
     before = text[: tokens[start].start()]
     if named and not (_DETERMINER_BEFORE.search(before) or re.search(r"\bit\s+$", before)):
@@ -329,7 +334,8 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     # couverture" the callets' "White 33%"; "the 500g tin of hot choc" the hot chocolate's "500 g tin"), unless
     # another product so named has it too ("the 10kg sack of flour", where two flours come in one)
     values = {
-        d.id: _named_value_words(asked, d, titles[d.id]) if titles[d.id] & asked else frozenset() for d in products
+        d.id: _named_value_words(asked, d, titles[d.id], intent.lower) if titles[d.id] & asked else frozenset()
+        for d in products
     }
     shared = {w for w, n in Counter(w for words in values.values() for w in words).items() if n > 1}
     for doc in products:
@@ -376,15 +382,20 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     return [doc for *_, doc in kept[:4]]
 
 
-def _named_value_words(asked: frozenset[str], doc: Document, title: frozenset[str]) -> frozenset[str]:
-    """The words of `doc`'s option values the question says every word of (figures and units aside), beyond its
-    title's: "16 pieces" in "the 16 piece truffle box", "White 33%" in "white choc couverture", "500 g tin" in "the
-    500g tin"."""
+def _named_value_words(asked: frozenset[str], doc: Document, title: frozenset[str], text: str) -> frozenset[str]:
+    """The words of `doc`'s option values the question (`text`, its content stems `asked`) says every word of
+    (figures and units aside), beyond its title's: "16 pieces" in "the 16 piece truffle box", "White 33%" in "white
+    choc couverture", "500 g tin" in "the 500g tin"; said with the value's figures, or beside a word of the title
+    ("do you send gummies with ice packs?" names no "2-Pack" of the one gummies sold in packs)."""
     found: set[str] = set()
+    said = set(re.findall(r"\d+", text))
+    sequence = content_stem_sequence(text)
+    beside = {w for n, w in enumerate(sequence) if {*sequence[max(0, n - 1) : n], *sequence[n + 1 : n + 2]} & title}
     for _, values in doc.options:
         for value in values:
             words = value_words(value, title)
-            if words and words <= asked:
+            figures = set(re.findall(r"\d+", value))
+            if words and words <= asked and ((figures and figures <= said) or words & beside):
                 found |= words - title
     return frozenset(found)
 
@@ -441,8 +452,10 @@ def _heads(doc: Document) -> frozenset[str]:
 
 
 def _kind_stems(doc: Document) -> frozenset[str]:
-    """Words that name a product or its kind in merchant text: its product type and its distinctive title words."""
-    return (content_stems(doc.product_type or "") | _title_stems(doc)) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS
+    """Words that name a product or its kind in merchant text: its product type (a "Kit" names its kind, however
+    common a title word "kit" is) and its distinctive title words."""
+    kind = content_stems(doc.product_type or "") - _GENERIC_QUERY_STEMS
+    return kind | (_title_stems(doc) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS)
 
 
 def _without_named_values(text: str, doc: Document) -> str:

@@ -277,8 +277,13 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if asks_cost and not any(_states_cost(u.text) for u in chosen):
             # "how much is shipping to Germany?": the destination's line with what delivery costs ("All other EU
             # countries: £9.95, 4-8 working days"), where the best gives a bound ("up to €150"); a duration if asked
-            priced = [
-                u for u in pool if u not in chosen and standing[id(u)] >= standing[id(pool[0])] and _states_cost(u.text)
+            priced = [  # (not one naming only other places: the US flat rate is no rate to Winnipeg)
+                u
+                for u in pool
+                if u not in chosen
+                and standing[id(u)] >= standing[id(pool[0])]
+                and _states_cost(u.text)
+                and not _names_only_others(u.text, code)
             ]
             # ... or its own section's ("We ship to … Australia …" and, after it, "Tracked International costs
             # CA$44.95"), before another zone's rates
@@ -309,6 +314,12 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 and not _TABLE_ROW.match(u.text)
             ]
             chosen += rates + (extra[:1] if rates else [])
+        if intent.asks_duration and not any(_DURATION.search(u.text) for u in chosen):
+            # "how long to Hawaii?": its own section's line stating the time ("Delivery: 4–10 business days")
+            here = (chosen[0].evidence.passage.id, chosen[0].context)
+            timed = [u for u in shipping_units if (u.evidence.passage.id, u.context) == here and u not in chosen]
+            timed = [u for u in timed if _DURATION.search(u.text) and not _names_only_others(u.text, code)]
+            chosen += [u for u in timed[:1] if _fits(chosen, u)]
         if _FREE.search(intent.lower) and not any(_FREE.search(u.text) for u in chosen):
             # "whats the free shipping threshold to melbourne": the line saying when delivery is free ("… over $150
             # to Zones 1, 2 and 3"), naming no other place than the destination

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.facts import _fact_sentence, _ranked_units
-from ask_engine.answering.measures import _FIGURE, measure, measures_in, with_label_units
+from ask_engine.answering.measures import _FIGURE, in_inches, measure, measures_in, with_label_units
 from ask_engine.answering.measures import ranges_in as _ranges
 from ask_engine.answering.options import (
     _ASKS_SIZE,
@@ -72,7 +72,10 @@ def _entries(doc: Document, values: tuple[str, ...], task: Task | None = None) -
         if unit.kind == "description":
             parts.append((unit.text, "", unit.text, None))
         elif unit.kind == "fact":
-            parts += [(part, unit.label, f"{unit.label}: {part}", None) for part in re.split(r"\s*;\s*", unit.value)]
+            # (its parts split at a semicolon, or at a dot or bar set between them: "Pony: 15–16.5" · Cob: 16.5–17.5"")
+            parts += [
+                (p, unit.label, f"{unit.label}: {p}", None) for p in re.split(r"\s*(?:;|\s[·•|]\s)\s*", unit.value)
+            ]
     own = _matching(parts, starts, values)
     if own or task is None:
         return own
@@ -167,7 +170,9 @@ def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float,
 
 def _beside_figures(text: str, only: int | None = None) -> frozenset[str]:
     """The content stems of the words just before and after each figure of `text` ("a 60 cm chest" → chest), or of
-    its `only`-th: what the figure measures, if the question says."""
+    its `only`-th: what the figure measures, if the question says. Feet and inches are read as measures_in reads
+    them ("5'10" is one figure, 70 in), so the `only`-th is the same figure."""
+    text = in_inches(text)
     words: list[str] = []
     for n, m in enumerate(_FIGURE.finditer(text)):
         if only is not None and n != only:
@@ -288,7 +293,9 @@ def _asked_points(text: str, stems: frozenset[str]) -> list[tuple[float, str]]:
 
 def _label_of(text: str, n: int) -> frozenset[str]:
     """The content stems of the word(s) the question says its `n`-th figure with, in its own clause: before it ("bust
-    96cm"), else after it ("96 cm bust")."""
+    96cm"), else after it ("96 cm bust"); `n` counts the figures as measures_in does ("I'm 5'10 with a 70 inch
+    wingspan": two figures, 70 in and 70 in)."""
+    text = in_inches(text)
     found = list(_FIGURE.finditer(text))
     start = found[n - 1].end() if n else 0
     before = re.split(r"[,;.?!]", text[start : found[n].start()])[-1]

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ask_engine.language import text_cue
 from ask_engine.markup import strip_tags
 
 _SENTENCE_END = (".", "!", "?", ":", ";", "…", "。", "！", "？")
@@ -89,6 +90,11 @@ class _HtmlText:
                 # lead-in of the lines under it, as an inner heading is
                 self.flush()
                 self.blocks.append(_Block(_sentence(_collapse(child.get_text(" ")), ":")))
+            elif name == "p" and (lead := _run_in_lead(child)) is not None:
+                # "<p><strong>Footwear.</strong> Try boots on indoors …</p>": a run-in heading, leading the
+                # paragraph's first sentence as a label ("Footwear: Try boots …"), not a sentence of its own
+                self.flush()
+                self.blocks.append(_Block(_sentence(f"{lead[0].rstrip('.: ')}: {lead[1]}")))
             elif name == "table":
                 self.flush()
                 self._table(child)
@@ -176,6 +182,7 @@ def _labels_first(table: Any, rows: list[list[str]]) -> bool:
 
 # a paragraph of bold text alone is a heading when it is this short
 _BOLD_LABEL_WORDS = 8
+_RULE_WORDS = text_cue("rule_words", re.IGNORECASE)  # words of a sentence saying who may do what
 
 
 def _bold_label(p: Any) -> bool:
@@ -192,6 +199,23 @@ def _bold_label(p: Any) -> bool:
         and following is not None
         and following.name in {"ul", "ol", "p", "table"}
     )
+
+
+def _run_in_lead(p: Any) -> tuple[str, str] | None:
+    """(the lead, the rest) of a paragraph opening with a short bold phrase that ends in a full stop or a colon and
+    goes on after it ("**Saddles.** Saddles can be returned within 14 days …"); None for any other paragraph."""
+    from bs4 import NavigableString
+
+    first = next((c for c in p.children if not (isinstance(c, NavigableString) and not c.strip())), None)
+    if first is None or getattr(first, "name", None) not in {"strong", "b"} or p.find(["br", "ul", "ol"]):
+        return None
+    lead, text = _collapse(first.get_text()), _collapse(p.get_text())
+    rest = text[len(lead) :].strip() if text.startswith(lead) else ""
+    if not rest or not lead.endswith((".", ":")) or len(lead.split()) > _BOLD_LABEL_WORDS:
+        return None
+    # a bold sentence ("**Fins and traction are not included.** Boards …") is no heading: only a colon's lead may say
+    # who may do what
+    return None if lead.endswith(".") and _RULE_WORDS.search(lead) else (lead, rest)
 
 
 def _bold_row(tr: Any) -> bool:

@@ -28,6 +28,7 @@ from ask_engine.sources.values import (
     format_money,
     humanise_label,
     humanise_value,
+    unit_from_label,
 )
 from ask_engine.types import Disclosure, Document, Fact, ShopInfo, Variant
 
@@ -437,7 +438,10 @@ def _product_document(file: str, raw: _RawProduct, shop: ShopInfo) -> Document:
             value = humanise_value(mf.value, mf.type, shop.currency)
         except _BadValueError as exc:
             raise SourceError(file, mf.where, f"{exc} (type {mf.type})") from None
-        fact = Fact(mf.key, mf.label or humanise_label(mf.key), value, "metafield") if value else None
+        label = mf.label or humanise_label(mf.key)
+        if value:
+            label, value = unit_from_label(label, value)  # "dha_mg": 480 → "Dha: 480 mg"
+        fact = Fact(mf.key, label, value, "metafield") if value else None
         if fact is not None and fact not in facts:
             facts.append(fact)
     for name, raw_values in raw.options:

@@ -27,6 +27,36 @@ _UNITS = {
 }  # fmt: skip
 
 
+# The unit a metafield's key or name may end in ("dha_mg", "protein_per_serving_g", "Weight (kg)"), as written beside
+# a figure. A bare figure under such a key reads with its unit ("DHA: 480 mg"), not as "The dha mg … is 480".
+_KEY_UNITS = {
+    "mg": "mg", "mcg": "mcg", "ug": "mcg", "µg": "mcg", "g": "g", "kg": "kg", "ml": "ml", "cl": "cl", "l": "l",
+    "mm": "mm", "cm": "cm", "m": "m", "in": "in", "inch": "in", "inches": "in", "ft": "ft", "oz": "oz", "lb": "lb",
+    "lbs": "lb", "kcal": "kcal", "kj": "kJ", "w": "W", "kw": "kW", "v": "V", "mah": "mAh", "wh": "Wh", "gsm": "gsm",
+    "percent": "%", "pct": "%", "%": "%", "min": "min", "mins": "min", "minutes": "minutes", "hrs": "hours",
+    "hours": "hours", "days": "days", "weeks": "weeks", "months": "months", "years": "years",
+}  # fmt: skip
+_BARE_FIGURE = re.compile(r"-?\d+(?:[.,]\d+)?")
+_NAMED_UNIT = re.compile(r"^(?P<label>.+?)\s*[(\[](?P<unit>[^()\[\]]+)[)\]]$")
+
+
+def unit_from_label(label: str, value: str) -> tuple[str, str]:
+    """The label and value of a recorded figure whose unit is in its label ("Dha mg", 480 → "Dha", "480 mg"; "Weight
+    (kg)", 3 → "Weight", "3 kg"); as given where the value is not a bare figure or the label names no unit."""
+    if not _BARE_FIGURE.fullmatch(value.strip()):
+        return label, value
+    named = _NAMED_UNIT.match(label.strip())
+    if named and (unit := _KEY_UNITS.get(named["unit"].strip().lower())):
+        head = named["label"]
+    else:
+        words = label.split()
+        unit = _KEY_UNITS.get(words[-1].lower()) if len(words) > 1 else None
+        head = " ".join(words[:-1])
+    if not unit or not head:
+        return label, value
+    return head, f"{value.strip()}{'' if unit == '%' else ' '}{unit}"
+
+
 def _decimal(value: Any) -> Decimal | None:
     if isinstance(value, bool) or value is None:
         return None
