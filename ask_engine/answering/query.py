@@ -333,8 +333,9 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     # truffle box" is the truffle selection's "16 pieces", not the favour box holding 2 truffles; "white choc
     # couverture" the callets' "White 33%"; "the 500g tin of hot choc" the hot chocolate's "500 g tin"), unless
     # another product so named has it too ("the 10kg sack of flour", where two flours come in one)
+    said, sequence = set(re.findall(r"\d+", intent.lower)), content_stem_sequence(intent.lower)  # (read once)
     values = {
-        d.id: _named_value_words(asked, d, titles[d.id], intent.lower) if titles[d.id] & asked else frozenset()
+        d.id: _named_value_words(asked, d, titles[d.id], said, sequence) if titles[d.id] & asked else frozenset()
         for d in products
     }
     shared = {w for w, n in Counter(w for words in values.values() for w in words).items() if n > 1}
@@ -382,14 +383,14 @@ def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
     return [doc for *_, doc in kept[:4]]
 
 
-def _named_value_words(asked: frozenset[str], doc: Document, title: frozenset[str], text: str) -> frozenset[str]:
-    """The words of `doc`'s option values the question (`text`, its content stems `asked`) says every word of
-    (figures and units aside), beyond its title's: "16 pieces" in "the 16 piece truffle box", "White 33%" in "white
-    choc couverture", "500 g tin" in "the 500g tin"; said with the value's figures, or beside a word of the title
-    ("do you send gummies with ice packs?" names no "2-Pack" of the one gummies sold in packs)."""
+def _named_value_words(
+    asked: frozenset[str], doc: Document, title: frozenset[str], said: set[str], sequence: Sequence[str]
+) -> frozenset[str]:
+    """The words of `doc`'s option values the question (its content stems `asked`, in order `sequence`; its figures
+    `said`) says every word of (figures and units aside), beyond its title's: "16 pieces" in "the 16 piece truffle
+    box", "White 33%" in "white choc couverture", "500 g tin" in "the 500g tin"; said with the value's figures, or
+    beside a word of the title ("do you send gummies with ice packs?" names no "2-Pack" of the one gummies in packs)."""
     found: set[str] = set()
-    said = set(re.findall(r"\d+", text))
-    sequence = content_stem_sequence(text)
     beside = {w for n, w in enumerate(sequence) if {*sequence[max(0, n - 1) : n], *sequence[n + 1 : n + 2]} & title}
     for _, values in doc.options:
         for value in values:
