@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import Unit
-from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize
+from ask_engine.language import CONCEPTS, concept_words, content_stems, mentions_concept, normalize, word_list
 from ask_engine.types import Fact
 
 __all__ = [
@@ -229,6 +229,9 @@ def stated_kinds(text: str) -> frozenset[str]:
     return frozenset(m.name for m in measures() if m.states.search(text)) - UNCOUNTED
 
 
+_JOINING = word_list("joining_words")  # "and", "or", "&", "/", ","
+
+
 def joined_labels(first: Unit | Fact, second: Unit | Fact, question: str) -> bool:
     """Both are recorded facts, and the `question` joins a word of each one's label (that the other's lacks) by "and",
     "or", "&", "/" or a comma ("how much EPA and DHA?" of "Epa" and "Dha"; not "how thick is the watch case?" of
@@ -236,8 +239,7 @@ def joined_labels(first: Unit | Fact, second: Unit | Fact, question: str) -> boo
     one, other = content_stems(first.label), content_stems(second.label)
     words = re.findall(r"[\w'-]+|[,&/]", question.lower())
     joined = any(
-        j in {"and", "or", "&", "/", ","} and _apart(a, b, one, other)
-        for a, j, b in zip(words, words[1:], words[2:], strict=False)
+        j in _JOINING and _apart(a, b, one, other) for a, j, b in zip(words, words[1:], words[2:], strict=False)
     )
     return joined and [getattr(x, "kind", "fact") for x in (first, second)] == ["fact", "fact"]
 

@@ -134,7 +134,7 @@ def _singled_values(intent: Intent, values: Sequence[str]) -> list[str]:
 
 
 _NUMBER_VALUE = re.compile(r"[+-]?\d+(?:\.\d+)?")
-_OWNED = re.compile(r"\b(?:my|our|his|her|their)\s+([\w-]+)['’]s\b")  # the asker's own: "my pony's name"
+_OWNED = text_cue("owned_possessive")  # the asker's own: "my pony's name"
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?![\w.])")
 
 

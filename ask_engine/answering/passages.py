@@ -530,7 +530,7 @@ def _kind_rule(
 
 
 _RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty gift boxes: returnable within 7 days"
-_RULE_SUBJECT = re.compile(r"^([^.:;]{3,60}?)\s+(?:must|cannot|can't|can only|may not|are not|aren't)\b")
+_RULE_SUBJECT = text_cue("rule_subject")  # "Kits must be complete …": the goods a list's rule is of
 # a table row's first cell: "Category: Thermal paste and other consumables, Unopened: …" names the goods of its rule
 _FIRST_CELL = re.compile(r"^[^:,;]{1,40}:\s*([^:,;]{3,80}),\s*[^:,;]{1,40}:")
 # Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
