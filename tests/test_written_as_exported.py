@@ -22,6 +22,7 @@ import pytest
 
 from ask_engine.answering.absence import _names_other_product
 from ask_engine.answering.addressing import joined_labels
+from ask_engine.answering.shipping import _town_level
 from ask_engine.answering.sizing import _beside_figures, _label_of
 from ask_engine.countries import country_codes_in
 from ask_engine.engine import Engine
@@ -270,6 +271,15 @@ def test_a_state_abroad_is_retrieved_with_its_country() -> None:
     assert Engine._retrieval_query("is it waterproof?", "DE") == "is it waterproof?"
 
 
+def test_a_row_of_regions_is_its_towns_region_line() -> None:
+    row = "Destination: Manitoba, New Brunswick, Prince Edward Island, Rate: $14.95"
+    winnipeg = town_named("shipping to Winnipeg?", prefer=("CA",))
+    assert winnipeg is not None and _town_level(winnipeg, row) == 1
+    brisbane = "South-East Queensland (Brisbane, Ipswich, Logan): $9.95"
+    townsville = town_named("shipping to Townsville?", prefer=("AU",))
+    assert townsville is not None and _town_level(townsville, brisbane) == 0  # a part of Queensland, not all of it
+
+
 def test_feet_and_inches_count_as_one_figure_in_the_question() -> None:
     question = "I'm 5'10 with a 70 inch wingspan. What draw length am I?"
     assert _label_of(question, 1) == frozenset({"wingspan"})
@@ -306,6 +316,8 @@ CASES = [
     ("opened the box but haven't used anything, can I still send it back?", "puppy-starter-kit", ["unopened"], []),
     # the time to the destination's own section, with a product in view
     ("what would it cost to send this to Whitehorse and how long will it take?", "paw-balm", ["7–15"], []),
+    # a town's name inside a region's ("Prince Edward" of "Prince Edward Island") leaves the row its region's
+    ("how much to send this to Charlottetown?", "trail-dog-rain-coat", ["in Prince Edward Island", "$14.95"], []),
     # a town the data names "Greater …"
     ("do you deliver to Sudbury?", "", ["Ontario"], ["Massachusetts", "England"]),
     # an option value's word far from the product's names no product

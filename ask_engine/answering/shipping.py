@@ -483,7 +483,8 @@ def _town_level(town: Town, text: str) -> int:
     if town.region in named:
         # "South-East Queensland (Brisbane, Ipswich, …)" names a part of Queensland that may leave Townsville out:
         # a line about the region as a whole ("the rest of Queensland") comes before it
-        return 0 if towns_in(text, town.country) - {fold_name(town.name)} else 1
+        # (a town's name inside a region's, "Prince Edward" of "Prince Edward Island", is no town: read in the rest)
+        return 0 if towns_in(rest, town.country) - {fold_name(town.name)} else 1
     if named and town.region and town.country not in country_codes_in(rest):
         # (not a line limiting where things go to a group of regions leaving the town's out: "Freight items only ship
         # within the lower 48 states" bars Honolulu)
