@@ -287,16 +287,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             ]
             # ... or its own section's ("We ship to … Australia …" and, after it, "Tracked International costs
             # CA$44.95"), before another zone's rates
-            priced += [
-                u
-                for u in shipping_units
-                if u not in chosen
-                and u not in priced
-                and u.evidence.passage.id == chosen[0].evidence.passage.id
-                and u.context == chosen[0].context
-                and _states_cost(u.text)
-                and not _names_only_others(u.text, code)
-            ]
+            priced += [u for u in _own_section(chosen, shipping_units, code, _states_cost) if u not in priced]
             priced.sort(key=lambda u: not (intent.asks_duration and _DURATION.search(u.text)))
             if priced and _fits(chosen, priced[0]):
                 chosen.append(priced[0])
@@ -316,9 +307,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             chosen += rates + (extra[:1] if rates else [])
         if intent.asks_duration and not any(_DURATION.search(u.text) for u in chosen):
             # "how long to Hawaii?": its own section's line stating the time ("Delivery: 4–10 business days")
-            here = (chosen[0].evidence.passage.id, chosen[0].context)
-            timed = [u for u in shipping_units if (u.evidence.passage.id, u.context) == here and u not in chosen]
-            timed = [u for u in timed if _DURATION.search(u.text) and not _names_only_others(u.text, code)]
+            timed = _own_section(chosen, shipping_units, code, lambda text: bool(_DURATION.search(text)))
             chosen += [u for u in timed[:1] if _fits(chosen, u)]
         if _FREE.search(intent.lower) and not any(_FREE.search(u.text) for u in chosen):
             # "whats the free shipping threshold to melbourne": the line saying when delivery is free ("… over $150
@@ -395,6 +384,20 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if d.link_type == "shipping_policy":
             answer.use(d.id)
     return answer
+
+
+def _own_section(chosen: list[_Unit], units: list[_Unit], code: str, states: Callable[[str], bool]) -> list[_Unit]:
+    """The lines of the first chosen line's own section (passage and heading), not chosen, that state what is asked
+    (`states`: a cost, a time) and name no place but others than `code`."""
+    here = (chosen[0].evidence.passage.id, chosen[0].context)
+    return [
+        u
+        for u in units
+        if u not in chosen
+        and (u.evidence.passage.id, u.context) == here
+        and states(u.text)
+        and not _names_only_others(u.text, code)
+    ]
 
 
 def _with_lead(unit: _Unit) -> str:
