@@ -126,8 +126,10 @@ class TitleMatcher:
                 df[token] = df.get(token, 0) + 1
         self._df = df
         self._by_id = {t.doc_id: t.tokens for t in self._titles}
-        # A word is distinctive when it names only a handful of the shop's products.
+        # A word is distinctive when it names only a handful of the shop's products, and is no word of the shop's own
+        # name: that is its trade ("cloth nappies" at "Little Bundle Cloth Co" names no "Cloth Nappy Starter Bundle")
         self._distinctive_df = max(2, math.ceil(0.05 * len(self._titles)))
+        self._trade = frozenset(_tokens(index.shop.name))
         # How many documents use each unique title word anywhere: a model name stays within its product (and a page
         # or two mentioning it); an ordinary word spreads.
         unique = {t for t, n in df.items() if n == 1 and len(t) >= _NAME_MIN_CHARS and not t.isdigit()}
@@ -144,7 +146,7 @@ class TitleMatcher:
         )
 
     def distinctive(self, token: str) -> bool:
-        return 0 < self._df.get(token, 0) <= self._distinctive_df
+        return 0 < self._df.get(token, 0) <= self._distinctive_df and token not in self._trade
 
     def names_in(self, query: str) -> frozenset[str]:
         """The title words `query` writes as names (capitalised, in one product's title, hardly used elsewhere), and
@@ -164,6 +166,8 @@ class TitleMatcher:
         if not words:
             return []
         names = self.names_in(query) | (self._codes & words if codes else frozenset())
+        # the words as written: "e-bikes" is one word, however many parts it reads as
+        written = [frozenset(_tokens(w)) for w in query.split()]
         found: list[tuple[str, frozenset[str], float]] = []
         for title in self._titles:
             if not title.tokens:
@@ -172,7 +176,9 @@ class TitleMatcher:
             if not matched:
                 continue
             whole = matched == title.tokens
-            named = len(matched) >= 2 and any(self.distinctive(t) for t in matched)
+            named = len({w & matched for w in written} - {frozenset()}) >= 2 and any(
+                self.distinctive(t) for t in matched
+            )
             if whole or named or bool(matched & names):
                 # an option value it says beside the title's words names the product further ("the 500g tin of hot
                 # chocolate" is the drinking chocolate sold in a "500 g tin", not the hot chocolate bombes)

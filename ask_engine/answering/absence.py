@@ -80,6 +80,7 @@ _DENIAL = text_cue("denial")
 
 
 _LIGHT_VERB_STEMS = word_stems("light_verbs")
+_PLACE_PREPOSITIONS = word_list("place_prepositions")
 
 
 def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
@@ -101,6 +102,7 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
             - _VAGUE_STEMS
             - _LIGHT_VERB_STEMS  # "what wood should I use for chicken?" insists on no "use"
             - _conditions(intent)
+            - _set_aside(intent)  # "… instead of my home address?" insists on no "home"
         ):
             if w in words and not w.isdigit() and not _DENIAL.fullmatch(w):  # "not royal mail": "not" is no topic
                 counts[w] = counts.get(w, 0) + 1
@@ -129,7 +131,7 @@ def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: 
     # figure ("address", "weight") is one a sentence stating it need not use
     wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
     wanted -= _VAGUE_STEMS  # "leaking everywhere": a vague word is not what a sentence must say
-    wanted -= _aged(intent)
+    wanted -= _aged(intent) | _set_aside(intent)
     unsaid = {w for w in wanted if w not in said and not w.isdigit()}
     # "amex (american express)": a word the shop's own words follow in brackets is said by them
     for asked, own in _BESIDE.findall(intent.text):
@@ -180,6 +182,13 @@ def _conditions(intent: Intent) -> frozenset[str]:
 
 
 _REGULAR_PAST = text_cue("regular_past")
+_SET_ASIDE = text_cue("set_aside")
+
+
+def _set_aside(intent: Intent) -> frozenset[str]:
+    """The stems of what the question sets aside for the thing it asks about ("sent to a pick-up point instead of my
+    home address?", "spray it rather than dipping"): the thing not wanted is no topic the answer must say."""
+    return content_stems(" ".join(m.group(1) for m in _SET_ASIDE.finditer(intent.lower)))
 
 
 def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
@@ -193,7 +202,7 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
     # process verbs ("return stuff"), vague nouns and the words naming a kind of figure ("the frost cover fee": the
     # fee is what the cover costs) name no thing
     ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
-    ignore |= framing_stems(work.intent.text)
+    ignore |= framing_stems(work.intent.text) | _LIGHT_VERB_STEMS  # ("want to try paddle boarding": no "try paddle")
     found: list[str] = []
     for first, second in _compounds(work):
         head, modifier = content_stems(second), content_stems(first)
@@ -218,6 +227,7 @@ def _compounds(work: _Work) -> list[tuple[str, str]]:
         # "an opened PLA spool": a thing in some state, not a two-word thing
         and not (first in _STATE_WORDS or _REGULAR_PAST.search(first))
         and second not in annotated
+        and second not in _PLACE_PREPOSITIONS  # "parking near your shop": no "parking near"
     ]
 
 
@@ -260,7 +270,7 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
     if not _HAS_THING.search(intent.lower):
         return []
     ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(intent.text)
-    ignore |= framing_stems(intent.text)
+    ignore |= framing_stems(intent.text) | _LIGHT_VERB_STEMS
     said = [_said_by(u) for u in units]
     known = frozenset().union(*said)
     # a figure's unit is no thing ("a 28 inch inner tube" is no "inch inner")
@@ -268,7 +278,7 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
     for first, second in pairwise(words):
         if first[0].isdigit() or second[0].isdigit():
             continue
-        if _REGULAR_PAST.search(first) or first in _STATE_WORDS:
+        if _REGULAR_PAST.search(first) or first in _STATE_WORDS or second in _PLACE_PREPOSITIONS:
             continue  # "an opened PLA spool", "a used saddle": a thing in some state, not a two-word thing
         pair = content_stems(first) | content_stems(second)
         # a word the evidence never uses may be the shop's thing in other words ("a physical store" for "a shop I

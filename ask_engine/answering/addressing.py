@@ -37,6 +37,7 @@ __all__ = [
     "stated_kinds",
     "states_count",
     "states_figure",
+    "version_rows",
     "ways_of",
 ]
 
@@ -248,3 +249,31 @@ def _apart(a: str, b: str, one: frozenset[str], other: frozenset[str]) -> bool:
     """`a` and `b` name one label each (and not the other's), in either order."""
     x, y = content_stems(a), content_stems(b)
     return bool(x and y) and ((x <= one - other and y <= other - one) or (x <= other - one and y <= one - other))
+
+
+def version_rows(fact: Fact, units: Sequence[Unit], question: str) -> list[Unit]:
+    """The description's table rows stating `fact`'s attribute once per version ("Size: 700x28C, …, Weight (approx.):
+    280 g"), where the product records one figure for the whole of it ("Weight: 250 g", the smallest's): the row of
+    the version the `question` names ("how heavy is the 28c?"), else every row ("how much does the 540 weigh?" of a
+    lock in 230 and 300 mm); none where fewer than two rows state it, or all alike."""
+    # (a cell's value runs to the next labelled cell: "Weight: 1,450 g" keeps its thousands)
+    label = re.compile(rf"(?:^|, ){re.escape(fact.label)}(?: \([^)]*\))?: (.+?)(?=, [^,:]+: |\.?$)", re.IGNORECASE)
+    rows = [u for u in units if u.kind == "description" and label.search(u.text)]
+    values = {m.group(1).strip(" .").lower() for u in rows if (m := label.search(u.text))}
+    if len(rows) < 2 or len(values) < 2:
+        return []
+    # a row named by a figure-bearing word of the question that a word of its first cell is or ends in, after no
+    # other digit ("28c" of "700x28C", "220" of "220 cm"; not "10" of "210 cm")
+    said = [w for w in re.findall(r"[\w.-]+", question.lower()) if re.search(r"\d", w) and len(w) >= 2]
+    named = [u for u in rows if any(_ends_in(t, w) for t in _first_cell(u.text).split() for w in said)]
+    return named if len(named) == 1 else sorted(rows, key=lambda u: u.position)[:4]
+
+
+def _first_cell(text: str) -> str:
+    """The value of a table row's first labelled cell, lower-case ("700x28c" of "Size: 700x28C, ETRTO: 28-622")."""
+    head = text.split(", ", 1)[0]
+    return head.split(": ", 1)[-1].strip(" .").lower()
+
+
+def _ends_in(word: str, end: str) -> bool:
+    return word == end or (word.endswith(end) and not word[-len(end) - 1].isdigit())

@@ -62,6 +62,7 @@ from ask_engine.answering.query import (
     _title_stems,
     _with_history,
     _without_mentions,
+    _without_shop_name,
     names_in_view,
     refers_to_product,
 )
@@ -265,7 +266,7 @@ class ExtractiveGenerator:
         `carried` the products an earlier part named by title ("where's your gochugaru from, and what sizes?"), which
         a part naming none asks about when it asks about a product. Returns the answer, notes, and the products the
         part is about."""
-        intent = parse_query(question)
+        intent = _without_shop_name(parse_query(question), task.shop_name)
         # ... or the town it named, read again as the shipping answer reads a town, when the part asks only a cost or
         # a time ("... to Perth, and how long does it take?" is about Perth's zone, not all of Australia); a part about
         # delivery of its own ("... to Paris, and am I going to get hit with customs fees?") is not about the town's

@@ -315,3 +315,18 @@ def past_named(
     rest = [(p, u) for p, u in ranked if u not in named]
     asked = work.intent.stems - naming_stems(work, doc)
     return rest if named and rest and asked & content_stems(rest[0][1].text) else ranked
+
+
+def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
+    """Description lines written as a fact ("Water resistance: IPX6", "Includes: a pump head; a ball needle") whose
+    label the attribute lexicon ties to the question, as a metafield with that key would be; best by the ranker."""
+    keys = [key for name in work.intent.concepts for key in CONCEPTS_BY_NAME[name].keys]
+    out = []
+    for _, unit in ranked:
+        match = _LABELLED.match(unit.text) if unit.kind == "description" else None
+        if match is None:
+            continue
+        label = "_".join(re.findall(r"[a-z0-9]+", match.group(1).lower()))
+        if any(fact_key_matches(label, key) for key in keys):
+            out.append(unit)
+    return out

@@ -440,8 +440,10 @@ def asks_beyond_option(text: str, doc: Document, unit: Unit, naming: frozenset[s
     own = content_stems(" ".join([unit.label, *values]))
     if _measured_by(text, unit.label):
         own |= framing_stems(text)  # "How thick is it?" of "Thickness: 4mm, 5mm, 6mm"; not of "Size: Small, Large"
-    # (a figure is a value asked for, which the list answers: "do you have these in 1/16 size?")
-    return any(not re.search(r"\d", w) for w in content_stems(text) - naming - own - _CHOICE_STEMS)
+    # (a figure is a value asked for, which the list answers: "do you have these in 1/16 size?", and so is the unit
+    # written after it: "is there a 75 euro gift card?")
+    figured = content_stems(" ".join(re.findall(r"\d[\d.,/]*\s?([a-z]+)", text.lower())))
+    return any(not re.search(r"\d", w) for w in content_stems(text) - naming - own - _CHOICE_STEMS - figured)
 
 
 _LENGTH_LABEL_STEMS = word_stems("length_labels")

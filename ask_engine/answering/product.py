@@ -8,7 +8,14 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from ask_engine.answering.addressing import asked_figures, asked_measures, other_kind, stated_kinds, states_figure
+from ask_engine.answering.addressing import (
+    asked_figures,
+    asked_measures,
+    other_kind,
+    stated_kinds,
+    states_figure,
+    version_rows,
+)
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_for_other_thing, _asks_for_value, _asks_sku, _commerce, differences
 from ask_engine.answering.facts import (
@@ -32,8 +39,8 @@ from ask_engine.answering.facts import (
 from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.nearest import (
     _AGE_LIMIT,
-    _LABELLED,
     _asked_fact,
+    _labelled_lines,
     _near_sentence,
     _notice_line,
     _related_facts,
@@ -74,11 +81,9 @@ from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrus
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     COLOUR_WORDS,
-    CONCEPTS_BY_NAME,
     OFFER_QUESTION_RE,
     asks_options,
     content_stems,
-    fact_key_matches,
     mentions_concept,
     parse_query,
 )
@@ -322,6 +327,10 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     ]
     if not facts and unit_facts and len(unit_facts) == len(chosen) and all(other_kind(u.text, kinds) for u in chosen):
         figureless = unit_facts
+    rows = version_rows(facts[0], [u for _, u in ranked], intent.text) if len(facts) == 1 and not figureless else []
+    if rows:  # "how heavy is the 28c?": the row of the version asked, not the one figure recorded for all
+        _state_units(answer, work, doc, rows)
+        return answer
     if facts and not figureless:
         for n, fact in enumerate(facts):
             _fact_sentence(answer, work, doc, fact, lead=n == 0, pronoun=n > 0)
@@ -460,21 +469,6 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
 
 
 _FIGURES = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
-    """Description lines written as a fact ("Water resistance: IPX6", "Includes: a pump head; a ball needle") whose
-    label the attribute lexicon ties to the question, as a metafield with that key would be; best by the ranker."""
-    keys = [key for name in work.intent.concepts for key in CONCEPTS_BY_NAME[name].keys]
-    out = []
-    for _, unit in ranked:
-        match = _LABELLED.match(unit.text) if unit.kind == "description" else None
-        if match is None:
-            continue
-        label = "_".join(re.findall(r"[a-z0-9]+", match.group(1).lower()))
-        if any(fact_key_matches(label, key) for key in keys):
-            out.append(unit)
-    return out
 
 
 def _naming_units(chosen: list[Unit], work: _Work, doc: Document) -> list[Unit]:

@@ -52,7 +52,7 @@ def _targets(work: _Work, carried: Sequence[Document] = ()) -> list[Document]:
     task, intent = work.task, work.intent
     docs = task.documents
     resolved = [docs[d] for d in task.resolution.doc_ids if d in docs and docs[d].kind == "product"]
-    named = _named_products(intent, [d for d in docs.values() if d.kind == "product"])
+    named = _named_products(intent, [d for d in docs.values() if d.kind == "product"], trade=task.shop_name)
     if resolved and task.resolution.from_history:
         # A conversation's earlier product counts only while the question still talks about a product.
         if named:
@@ -152,6 +152,17 @@ def names_in_view(word: str | None, targets: Sequence[Document]) -> bool:
         for doc in targets
         for t in re.findall(r"[a-z0-9]+", f"{doc.title} {doc.handle or ''}".lower())
     )
+
+
+def _without_shop_name(intent: Intent, shop_name: str) -> Intent:
+    """The intent without the places only the shop's own name says ("Does Crema Lab SG ship to the United States?"
+    names no Singapore)."""
+    if not intent.countries or not shop_name.strip() or shop_name.lower() not in intent.lower:
+        return intent
+    bare = parse_query(re.sub(re.escape(shop_name), " ", intent.text, flags=re.IGNORECASE))
+    if set(bare.countries) < set(intent.countries):
+        return replace(intent, countries=bare.countries)
+    return intent
 
 
 def _without_mentions(intent: Intent, targets: Sequence[Document]) -> Intent:
@@ -311,13 +322,14 @@ def _title_stems(doc: Document) -> frozenset[str]:
     return content_stems(" ".join([doc.title, doc.handle or ""]).replace("-", " "))
 
 
-def _named_products(intent: Intent, products: list[Document]) -> list[Document]:
+def _named_products(intent: Intent, products: list[Document], trade: str = "") -> list[Document]:
     """Products the question names by distinctive title words ("the Marsh boots", "Aldergrove or Heathmoor?")."""
     if not products:
         return []
     titles = {d.id: content_stems(d.title) for d in products}
-    # Words of product types name categories ("boots", "bottles"), never one product.
-    category = content_stems(" ".join(d.product_type or "" for d in products))
+    # Words of product types name categories ("boots", "bottles"), never one product; nor do the words of the shop's
+    # own name (`trade`), its trade ("cloth nappies" at Little Bundle Cloth Co)
+    category = content_stems(" ".join(d.product_type or "" for d in products)) | content_stems(trade)
     frequency: dict[str, int] = {}
     for stems in titles.values():
         for s in stems:
