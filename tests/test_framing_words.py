@@ -178,6 +178,13 @@ def test_damage_said_as_pieces_is_damage_in_transit() -> None:
     assert not ARRIVED_DAMAGED_RE.search("it arrived in two days")
 
 
+def test_a_currency_said_as_a_word_is_its_sign() -> None:
+    assert "€50" in parse_query("do you have a 50 euro one?").lower
+    assert "$75" in parse_query("is there a 75 dollar gift card?").lower
+    assert "€12.50" in parse_query("is it under 12.50 euros?").lower
+    assert "50 pounds" in parse_query("will it hold 50 pounds?").lower  # a weight as often as a price: left as said
+
+
 def test_the_row_of_the_version_asked() -> None:
     weight = Fact("weight", "Weight", "780 g", "metafield")
     rows = [
@@ -219,6 +226,8 @@ CASES = [
     ("how much does it weigh?", "touring-kayak-paddle", ["780 g", "810 g", "1,050 g"], []),
     # a figure's unit written as a word goes with the figure, a value asked for that the list of values answers
     ("is there a 75 dollar gift card?", "gift-card", ["$25", "$50", "$100"], ["not recorded"]),
+    # ... and a value said with its currency as a word is the value written with its sign
+    ("do you have a 50 dollar one?", "gift-card", ["Yes", "$50"], ["not recorded"]),
     # "arrived in two pieces" is damage in transit
     ("my paddle arrived in two pieces, what do I do?", "", ["within 48 hours"], ["not recorded"]),
 ]
