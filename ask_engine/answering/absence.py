@@ -199,10 +199,7 @@ def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:
         [task.shop_name, *(e.passage.text for e in task.evidence), *(d.title for d in task.documents.values())]
     )
     known = content_stems(haystack)
-    # process verbs ("return stuff"), vague nouns and the words naming a kind of figure ("the frost cover fee": the
-    # fee is what the cover costs) name no thing
-    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(work.intent.text)
-    ignore |= framing_stems(work.intent.text) | _LIGHT_VERB_STEMS  # ("want to try paddle boarding": no "try paddle")
+    ignore = _naming_nothing(work.intent)
     found: list[str] = []
     for first, second in _compounds(work):
         head, modifier = content_stems(second), content_stems(first)
@@ -224,11 +221,30 @@ def _compounds(work: _Work) -> list[tuple[str, str]]:
         for first, second in pairwise(words)
         # "a piece torn", "the almonds showed up", "an easel that'll take": a thing and what befell it
         if not ("'" in second or "’" in second or second in _STATE_WORDS or _REGULAR_PAST.search(second))
-        # "an opened PLA spool": a thing in some state, not a two-word thing
-        and not (first in _STATE_WORDS or _REGULAR_PAST.search(first))
+        and _may_be_one_thing(first, second)
         and second not in annotated
-        and second not in _PLACE_PREPOSITIONS  # "parking near your shop": no "parking near"
     ]
+
+
+def _may_be_one_thing(first: str, second: str) -> bool:
+    """Two words of a question that may name one thing: not a thing in some state ("an opened PLA spool", "a used
+    saddle"), nor a thing and where it is ("parking near your shop": no "parking near")."""
+    return not (first in _STATE_WORDS or _REGULAR_PAST.search(first)) and second not in _PLACE_PREPOSITIONS
+
+
+def _naming_nothing(intent: Intent) -> frozenset[str]:
+    """The question's words that name no thing: process verbs ("return stuff"), offering, generic, vague and light
+    words ("want to try paddle boarding": no "try paddle"), names, and the words naming a kind of figure ("the frost
+    cover fee": the fee is what the cover costs)."""
+    return (
+        _GENERIC_QUERY_STEMS
+        | _OFFER_STEMS
+        | _PROCESS_STEMS
+        | _VAGUE_STEMS
+        | _LIGHT_VERB_STEMS
+        | _query_names(intent.text)
+        | framing_stems(intent.text)
+    )
 
 
 def _same_thing(work: _Work, units: Sequence[_Unit], first: str, second: str, *, anywhere: bool = False) -> bool | None:
@@ -269,8 +285,7 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
     intent = work.intent
     if not _HAS_THING.search(intent.lower):
         return []
-    ignore = _GENERIC_QUERY_STEMS | _OFFER_STEMS | _PROCESS_STEMS | _VAGUE_STEMS | _query_names(intent.text)
-    ignore |= framing_stems(intent.text) | _LIGHT_VERB_STEMS
+    ignore = _naming_nothing(intent)
     said = [_said_by(u) for u in units]
     known = frozenset().union(*said)
     # a figure's unit is no thing ("a 28 inch inner tube" is no "inch inner")
@@ -278,8 +293,8 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
     for first, second in pairwise(words):
         if first[0].isdigit() or second[0].isdigit():
             continue
-        if _REGULAR_PAST.search(first) or first in _STATE_WORDS or second in _PLACE_PREPOSITIONS:
-            continue  # "an opened PLA spool", "a used saddle": a thing in some state, not a two-word thing
+        if not _may_be_one_thing(first, second):
+            continue
         pair = content_stems(first) | content_stems(second)
         # a word the evidence never uses may be the shop's thing in other words ("a physical store" for "a shop I
         # can visit"): only two words both used elsewhere say the thing is two other things
