@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ask_engine.answering.absence import _compounds, _set_aside
-from ask_engine.answering.addressing import version_rows
+from ask_engine.answering.addressing import other_length, version_rows
 from ask_engine.answering.units import Unit
 from ask_engine.engine import Engine
 from ask_engine.language import ARRIVED_DAMAGED_RE, parse_query
@@ -81,6 +81,19 @@ PRODUCTS: list[dict[str, Any]] = [
         {"Value": ["$25", "$50", "$100"]},
         {("$25",): ("25.00", True), ("$50",): ("50.00", True), ("$100",): ("100.00", True)},
         vendor=OWN,
+    ),
+    with_metafields(
+        options_product(
+            9,
+            "Square Foam Blocks",
+            "square-foam-blocks",
+            "<p>Closed-cell foam blocks for padding a roof rack, sold in pairs.</p>",
+            "Rack Pads",
+            {"Height": ["40 mm", "60 mm", "90 mm"]},
+            {("40 mm",): ("24.00", True), ("60 mm",): ("28.00", True), ("90 mm",): ("32.00", True)},
+            vendor=OWN,
+        ),
+        cross_section="120 × 120 mm",
     ),
     _single(
         6,
@@ -185,6 +198,16 @@ def test_a_currency_said_as_a_word_is_its_sign() -> None:
     assert "50 pounds" in parse_query("will it hold 50 pounds?").lower  # a weight as often as a price: left as said
 
 
+def test_a_length_named_for_another_side() -> None:
+    assert other_length("Height", "how wide are the posts?")
+    assert not other_length("Height", "how tall are the posts?")
+    assert not other_length("Cross section", "how wide are the posts?")  # names no side
+    assert not other_length("Height", "how big are they?")  # asks no one side
+    assert not other_length("Height", "is it wide and tall enough?")  # asks two
+    assert not other_length("Needle diameter", "how thick are the needles?")  # a round thing's thickness
+    assert not other_length("Diameter", "how wide is the pot?")
+
+
 def test_the_row_of_the_version_asked() -> None:
     weight = Fact("weight", "Weight", "780 g", "metafield")
     rows = [
@@ -228,6 +251,9 @@ CASES = [
     ("is there a 75 dollar gift card?", "gift-card", ["$25", "$50", "$100"], ["not recorded"]),
     # ... and a value said with its currency as a word is the value written with its sign
     ("do you have a 50 dollar one?", "gift-card", ["Yes", "$50"], ["not recorded"]),
+    # a label naming another length than the one asked ("how wide?" and "Height: 40 mm, …") is not the answer
+    ("how wide are they?", "square-foam-blocks", ["120 × 120 mm"], ["40 mm"]),
+    ("how tall are they?", "square-foam-blocks", ["40 mm", "90 mm"], []),
     # "arrived in two pieces" is damage in transit
     ("my paddle arrived in two pieces, what do I do?", "", ["within 48 hours"], ["not recorded"]),
 ]

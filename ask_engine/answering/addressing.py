@@ -34,6 +34,7 @@ __all__ = [
     "measures",
     "number_words",
     "other_kind",
+    "other_length",
     "stated_kinds",
     "states_count",
     "states_figure",
@@ -277,3 +278,13 @@ def _first_cell(text: str) -> str:
 
 def _ends_in(word: str, end: str) -> bool:
     return word == end or (word.endswith(end) and not word[-len(end) - 1].isdigit())
+
+
+def other_length(label: str, question: str, language: str = "en") -> bool:
+    """`label` names a length other than the one `question` asks by its words ("Height" for "how wide are they?"):
+    its figures are of the kind asked, but of another side (lexicon `length_asks`)."""
+    asks: dict[str, list[str]] = lexicon(language).get("length_asks", {})
+    words = set(re.findall(r"[a-z]+", question.lower()))
+    asked = {name for name, said in asks.items() if words & set(said)}
+    named = {name for name in asks if name in label.lower()}
+    return bool(asked) and bool(named) and not named & asked
