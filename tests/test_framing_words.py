@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ask_engine.answering.absence import _compounds, _set_aside
-from ask_engine.answering.addressing import other_length, version_rows
+from ask_engine.answering.addressing import asked_lengths, other_length, version_rows
 from ask_engine.answering.units import Unit
 from ask_engine.engine import Engine
 from ask_engine.language import ARRIVED_DAMAGED_RE, parse_query
@@ -199,13 +199,13 @@ def test_a_currency_said_as_a_word_is_its_sign() -> None:
 
 
 def test_a_length_named_for_another_side() -> None:
-    assert other_length("Height", "how wide are the posts?")
-    assert not other_length("Height", "how tall are the posts?")
-    assert not other_length("Cross section", "how wide are the posts?")  # names no side
-    assert not other_length("Height", "how big are they?")  # asks no one side
-    assert not other_length("Height", "is it wide and tall enough?")  # asks two
-    assert not other_length("Needle diameter", "how thick are the needles?")  # a round thing's thickness
-    assert not other_length("Diameter", "how wide is the pot?")
+    assert other_length("Height", asked_lengths("how wide are the posts?"))
+    assert not other_length("Height", asked_lengths("how tall are the posts?"))
+    assert not other_length("Cross section", asked_lengths("how wide are the posts?"))  # names no side
+    assert not other_length("Height", asked_lengths("how big are they?"))  # asks no one side
+    assert not other_length("Height", asked_lengths("is it wide and tall enough?"))  # asks two
+    assert not other_length("Needle diameter", asked_lengths("how thick are the needles?"))  # a round thing's
+    assert not other_length("Diameter", asked_lengths("how wide is the pot?"))
 
 
 def test_the_row_of_the_version_asked() -> None:

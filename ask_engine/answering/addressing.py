@@ -27,6 +27,7 @@ __all__ = [
     "addressed_by",
     "asked_figure_values",
     "asked_figures",
+    "asked_lengths",
     "asked_measures",
     "counted_stems",
     "framing_stems",
@@ -280,11 +281,20 @@ def _ends_in(word: str, end: str) -> bool:
     return word == end or (word.endswith(end) and not word[-len(end) - 1].isdigit())
 
 
-def other_length(label: str, question: str, language: str = "en") -> bool:
-    """`label` names a length other than the one `question` asks by its words ("Height" for "how wide are they?"):
-    its figures are of the kind asked, but of another side (lexicon `length_asks`)."""
-    asks: dict[str, list[str]] = lexicon(language).get("length_asks", {})
+def asked_lengths(question: str, language: str = "en") -> frozenset[str]:
+    """The lengths `question` asks by its words ("how wide?": the width, or a round thing's diameter; lexicon
+    `length_asks`)."""
     words = set(re.findall(r"[a-z]+", question.lower()))
-    asked = {name for name, said in asks.items() if words & set(said)}
-    named = {name for name in asks if name in label.lower()}
+    return frozenset(name for name, said in _length_asks(language).items() if words & set(said))
+
+
+def other_length(label: str, asked: frozenset[str], language: str = "en") -> bool:
+    """`label` names a length other than those `asked` (`asked_lengths`; "Height" for "how wide are they?"): its
+    figures are of the kind asked, but of another side."""
+    named = {name for name in _length_asks(language) if name in label.lower()}
     return bool(asked) and bool(named) and not named & asked
+
+
+def _length_asks(language: str) -> dict[str, list[str]]:
+    asks: dict[str, list[str]] = lexicon(language).get("length_asks", {})
+    return asks

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from ask_engine.answering.addressing import (
     asked_figures,
+    asked_lengths,
     asked_measures,
     other_kind,
     other_length,
@@ -255,7 +256,8 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
-    ranked = [(p, u) for p, u in ranked if not other_length(u.label, intent.text)]  # "how wide?", "Height: 25 mm"
+    lengths = asked_lengths(intent.text)  # ("how wide?" and "Height: 25 mm, …": another side)
+    ranked = [(p, u) for p, u in ranked if not other_length(u.label, lengths)]
     best = _chosen_units(ranked, intent.text)  # (an option a value of which alone is named says which: "35cm pack")
     named = [u for u in best if names_value_only(intent, doc, u)]
     if not named:  # (nor does an option named as a thing, asked what its values do not say: "does the light base …
@@ -269,7 +271,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         f
         for f in facts
         if not other_attribute(f.label, intent.concepts)
-        and not other_length(f.label, intent.text)
+        and not other_length(f.label, lengths)
         and (f.source != "disclosure" or speaks_of_asked(fact_text(f), intent.concepts))
     ]
     chosen = [u for u in chosen if not (u.kind == "fact" and other_attribute(u.label, intent.concepts))]
