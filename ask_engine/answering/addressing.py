@@ -260,8 +260,9 @@ def version_rows(fact: Fact, units: Sequence[Unit], question: str) -> list[Unit]
     lock in 230 and 300 mm); none where fewer than two rows state it, or all alike."""
     # (a cell's value runs to the next labelled cell: "Weight: 1,450 g" keeps its thousands)
     label = re.compile(rf"(?:^|, ){re.escape(fact.label)}(?: \([^)]*\))?: (.+?)(?=, [^,:]+: |\.?$)", re.IGNORECASE)
-    rows = [u for u in units if u.kind == "description" and label.search(u.text)]
-    values = {m.group(1).strip(" .").lower() for u in rows if (m := label.search(u.text))}
+    stated = [(u, m) for u in units if u.kind == "description" and (m := label.search(u.text))]
+    rows = [u for u, _ in stated]
+    values = {m.group(1).strip(" .").lower() for _, m in stated}
     if len(rows) < 2 or len(values) < 2:
         return []
     # a row named by a figure-bearing word of the question that a word of its first cell is or ends in, after no
