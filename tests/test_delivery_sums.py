@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.shipping import _names_only_others, _states_cost
+from ask_engine.answering.destinations import names_only_others
+from ask_engine.answering.shipping import _states_cost
 from ask_engine.engine import Engine
 from ask_engine.language import parse_query
 from tests.shop_helpers import assert_says, inline_engine, one_option_product, single_variant_product
@@ -147,11 +148,11 @@ def test_an_amount_that_bounds_the_order_is_no_delivery_price() -> None:
 
 
 def test_a_line_allowing_only_other_places_is_theirs() -> None:
-    assert _names_only_others("Orders to Canada may be charged duties and taxes on delivery.", "US")
-    assert not _names_only_others("For the USA, any import duties are your responsibility.", "US")
+    assert names_only_others("Orders to Canada may be charged duties and taxes on delivery.", "US")
+    assert not names_only_others("For the USA, any import duties are your responsibility.", "US")
     # a bar or a limit holds for every place it leaves out
-    assert not _names_only_others("Gas bottles can't be shipped outside the United Kingdom.", "IE")
-    assert not _names_only_others("It ships to Canada and the US only.", "DE")
+    assert not names_only_others("Gas bottles can't be shipped outside the United Kingdom.", "IE")
+    assert not names_only_others("It ships to Canada and the US only.", "DE")
 
 
 def test_how_much_more_asks_a_price() -> None:

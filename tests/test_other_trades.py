@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 
 from ask_engine.answering.addressing import asked_figures
+from ask_engine.answering.destinations import names_country
 from ask_engine.answering.measures import with_label_units
 from ask_engine.answering.options import _match_options
-from ask_engine.answering.shipping import _names_country, _zones
+from ask_engine.answering.shipping import _zones
 from ask_engine.answering.siblings import names_label, same_attribute, unrecorded_label
 from ask_engine.answering.sizing import _ranges
 from ask_engine.countries import group_members
@@ -312,9 +313,9 @@ def test_a_group_named_after_outside_is_not_its_members() -> None:
     assert set(group_members("We ship to all EU countries")) == {"eu"}
     # a country after "outside" is where the rule does not hold; one named after the clause is the line's
     line = "Outside the EU, the island of Ireland and Great Britain we don't ship at all – that includes the USA"
-    assert not _names_country(line, "IE")
-    assert _names_country(line, "US")
-    assert _names_country("France, Germany and Italy.", "DE")
+    assert not names_country(line, "IE")
+    assert names_country(line, "US")
+    assert names_country("France, Germany and Italy.", "DE")
 
 
 def test_zones_are_read_by_number_or_capital_letter() -> None:

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
+from ask_engine.answering.destinations import lists_other_members
 from ask_engine.answering.options import _modified
 from ask_engine.answering.query import _without_named_values
-from ask_engine.answering.shipping import _lists_other_members
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, parse_query
 from ask_engine.sources.markup import _html_blocks
@@ -349,10 +349,10 @@ def test_a_table_labelled_down_its_first_column_reads_as_labels() -> None:
 
 
 def test_a_zone_listing_its_countries_is_not_the_whole_group() -> None:
-    assert _lists_other_members("EU Zone 1: France, Germany, Netherlands, Belgium, Spain, Italy", "PL")
-    assert not _lists_other_members("EU Zone 1: France, Germany, Netherlands, Belgium, Spain, Italy", "DE")
-    assert not _lists_other_members("EU Zone 2: all other EU countries", "PL")
-    assert _lists_other_members("Rest of Europe: Norway, Switzerland, Iceland", "PL")
+    assert lists_other_members("EU Zone 1: France, Germany, Netherlands, Belgium, Spain, Italy", "PL")
+    assert not lists_other_members("EU Zone 1: France, Germany, Netherlands, Belgium, Spain, Italy", "DE")
+    assert not lists_other_members("EU Zone 2: all other EU countries", "PL")
+    assert lists_other_members("Rest of Europe: Norway, Switzerland, Iceland", "PL")
 
 
 def test_a_bold_paragraph_before_a_list_leads_it() -> None:

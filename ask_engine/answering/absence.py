@@ -59,7 +59,9 @@ def _said_by(u: _Unit) -> frozenset[str]:
     its heading's and its page title's ("Monday to Saturday: 9:00am - 6:00pm" under "Our Stores — Fort William" speaks
     of a store)."""
     lead = _folded_stems(u.lead.text) if u.lead is not None else frozenset()
-    return _folded_stems(u.text) | lead | _heading_words(u)
+    # (a heading folds as the question does: an FAQ entry "When is the Ski Swap?" speaks of the swap "is there a ski
+    # swap this year?" reads as an exchange)
+    return _folded_stems(u.text) | lead | _heading_words(u) | _folded_stems(u.context)
 
 
 @lru_cache(maxsize=1 << 14)  # kept by text: the same evidence sentences are read request after request

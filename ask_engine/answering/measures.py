@@ -23,8 +23,8 @@ _UNIT = (
     r"(?![a-z])"
 )
 _RANGE = re.compile(_NUMBER + r"\s*(?:-|–|to)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
-# "up to 25 kg", and a table's "Suits pets up to: 25 kg" (its header and cell joined)
-_UP_TO = re.compile(r"\b(?:up to|under|below|less than|max(?:imum)?\.?)\s*:?\s*" + _NUMBER + _UNIT, re.IGNORECASE)
+# "up to 25 kg", and a table's "Suits pets up to: 25 kg" (its header and cell joined); what a container "holds 250g"
+_UP_TO = re.compile(r"\b(?:up to|under|below|less than|max(?:imum)?\.?|holds)\s*:?\s*" + _NUMBER + _UNIT, re.IGNORECASE)
 _AND_UP = re.compile(_NUMBER + _UNIT + r"\s*(?:\+|and (?:up|over|above)|or (?:more|over|above))", re.IGNORECASE)
 _OVER = re.compile(r"\b(?:over|above|more than)\s*:?\s*" + _NUMBER + _UNIT, re.IGNORECASE)
 _FIGURE = re.compile(_NUMBER + _UNIT, re.IGNORECASE)

@@ -250,8 +250,11 @@ def _speaks_to(work: _Work, unit: Unit) -> bool:
 
 
 _LIGHT_VERB_STEMS = word_stems("light_verbs")
+_VAGUE_STEMS = word_stems("vague_words")
 
 
+NOTICE_MARGIN = 0.05  # how much closer in meaning than a notice line a likely sentence must be to go before it
+_ADDRESSES = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+", re.IGNORECASE)  # a web or email address
 _LABELLED = re.compile(r"^([A-Z][\w' -]{0,30}?):\s+\S")  # "Hooks: Two #4 trebles"
 _AGE_LIMIT = text_cue("age_limit", re.IGNORECASE)  # "under 3 years", "16+", "aged 8"
 
@@ -262,7 +265,8 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
     using it if it swells, …"."""
     # what names the product ("bulbs" of "Type: Fall Bulbs") and a light verb ("use" of "Do not use if pregnant" and
     # "how often should I use it?") tie a notice to nothing the question asks
-    asked = _own_words(work, doc) - _LIGHT_VERB_STEMS
+    # (nor does a vague word: "how many waxes will I get out of the bar?" and "Keep out of reach of children")
+    asked = _own_words(work, doc) - _LIGHT_VERB_STEMS - _VAGUE_STEMS
     # a line sharing a word ("string") speaks to nothing else asked: not to the attribute the lexicon reads ("does the
     # warranty cover the string?"), nor with the kind of figure asked ("arrow speed at 40 lbs?" and "Never dry-fire")
     concepts = work.intent.concepts
@@ -281,14 +285,27 @@ def _notice_line(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]
             named = bool(concepts and re.search(r"\d", sentence)) and any(
                 mentions_concept(sentence, c) for c in concepts
             )
-            lines.append((len(asked & content_stems(sentence)) + named, f"{fact.label}: {sentence.strip()}"))
+            # (an address says nothing: "is it all solid wood?" and "go to www.P65Warnings.ca.gov/wood")
+            said = content_stems(_ADDRESSES.sub(" ", sentence))
+            lines.append((len(asked & said) + named, f"{fact.label}: {sentence.strip()}"))
     if not any(shared for shared, _ in lines):
         return None
     # once a notice line shares a word of the question, the notices' line closest in meaning answers: "I'm pregnant,
     # should I stop using it?" is answered by "Not for use during pregnancy", not by "Stop using 1 week before
     # waxing", which shares more of its words
-    sims = work.similarity([line for _, line in lines]) if len(lines) > 1 else [0.0]
-    best = max(range(len(lines)), key=lambda i: (float(sims[i]), lines[i][0]))
+    # ... unless the description's sentence the ranker finds likely enough to answer is plainly closer in meaning:
+    # "is it all solid wood or just the top?" and "… a solid Sitka spruce top and solid mahogany back and sides", not
+    # "… chemicals including wood dust"; "does the slimline fit under the rear seat …?" and "… bolts to the factory
+    # points under the rear seat", not "Fit a correctly rated fuse"
+    top_p, top = ranked[0] if ranked else (0.0, None)
+    near = top if top is not None and top.kind == "description" and top_p >= NEAR_SENTENCE_BAR else None
+    if len(lines) > 1 or near is not None:
+        sims = [float(x) for x in work.similarity([line for _, line in lines] + ([near.text] if near else []))]
+    else:
+        sims = [0.0]
+    best = max(range(len(lines)), key=lambda i: (sims[i], lines[i][0]))
+    if near is not None and sims[-1] > sims[best] + NOTICE_MARGIN:
+        return None
     # "are the hooks barbless?": the notice shares only the word a likely recorded fact is labelled by ("Hooks: Two #4
     # trebles"); that fact is nearer than "Safety warning: Sharp hooks"; so is a labelled line the ranker puts high
     # that says the shared word itself ("how much do I put in the water bucket?" and "Dosage: 1 capful … to 1–2 litres
@@ -319,14 +336,19 @@ def past_named(
 
 def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]) -> list[Unit]:
     """Description lines written as a fact ("Water resistance: IPX6", "Includes: a pump head; a ball needle") whose
-    label the attribute lexicon ties to the question, as a metafield with that key would be; best by the ranker."""
+    label the attribute lexicon ties to the question, as a metafield with that key would be, or the question says;
+    best by the ranker."""
     keys = [key for name in work.intent.concepts for key in CONCEPTS_BY_NAME[name].keys]
+    names = _title_stems(doc) | _GENERIC_QUERY_STEMS
     out = []
     for _, unit in ranked:
         match = _LABELLED.match(unit.text) if unit.kind == "description" else None
         if match is None:
             continue
         label = "_".join(re.findall(r"[a-z0-9]+", match.group(1).lower()))
-        if any(fact_key_matches(label, key) for key in keys):
+        # ... or whose label the question says whole, beyond the product's name ("max delay time on the Tidewater
+        # Delay?" and "Delay time: 40 – 620 ms")
+        said = content_stems(match.group(1))
+        if any(fact_key_matches(label, key) for key in keys) or (said <= work.intent.stems and said - names):
             out.append(unit)
     return out

@@ -75,7 +75,7 @@ from ask_engine.answering.query import (
     _without_named_values,
 )
 from ask_engine.answering.sentences import _looks_like_item
-from ask_engine.answering.siblings import names_label, other_attribute, same_attribute, unrecorded_label
+from ask_engine.answering.siblings import answers_asked, names_label, other_attribute, same_attribute, unrecorded_label
 from ask_engine.answering.sizing import _held_value, _party_size, _size_guide, _table_row, _variant_row, chosen_row
 from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms, asks_how_to
 from ask_engine.answering.units import Unit, usable_value
@@ -100,9 +100,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
     has_policy_evidence = any(ev.passage.kind != "product" for ev in task.evidence)
     strong_product = bool(intent.concepts) or intent.options or intent.stock
     if intent.policy and has_policy_evidence and not (strong_product and not _process_words(intent)):
-        # "can I return these boots?" is answered by the refund policy, unless the product's own page states its
-        # terms ("Final sale – this set can't be returned or exchanged.")
-        return _own_terms(work, targets[0]) if len(targets) == 1 else None
+        # "can I return these boots?": the refund policy, unless the page of the one in view (by id, where the question
+        # names another: "swap the sencha in it for lapsang?") states its terms ("Final sale – can't be returned")
+        ided = set(task.resolution.doc_ids) - set(task.resolution.mentioned_doc_ids)
+        own = targets if len(targets) == 1 else [d for d in targets if d.id in ided]
+        return _own_terms(work, own[0]) if len(own) == 1 else None
     # ("do you have the heart sparklers in?" asks whether they are in stock, not whether they are sold here)
     offer = OFFER_QUESTION_RE.match(intent.lower) and not intent.stock
     if (
@@ -246,8 +248,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if standalone and not intent.concepts and intent.overview:
         return _overview(work, doc)
     if standalone and not intent.concepts and not asked:
-        # no attribute word survives ("what is it compatible with?"): a unit clearing the bar answers, else
-        # the overview does
+        # no attribute word survives ("what is it compatible with?"): a unit clearing the bar answers, else the overview
         chosen = _chosen_units(_ranked_units(work, doc))
         if not chosen:
             return _overview(work, doc)
@@ -274,7 +275,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         and not other_length(f.label, lengths)
         and (f.source != "disclosure" or speaks_of_asked(fact_text(f), intent.concepts))
     ]
-    chosen = [u for u in chosen if not (u.kind == "fact" and other_attribute(u.label, intent.concepts))]
+    chosen = [u for u in chosen if answers_asked(u, intent.concepts)]  # (nor "Category: … > Tea" what teas are in it)
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
     missing = unrecorded_label(_probe(work, doc), doc, work.task.fact_labels)

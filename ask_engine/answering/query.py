@@ -36,6 +36,7 @@ _INSTRUCTION_CLAUSE = text_cue("instruction_clause", re.IGNORECASE)
 _PRONOUN_RE = text_cue("pronoun")
 _SHIP_WORDS = text_cue("ship_words", re.I)
 _GENERIC_QUERY_STEMS = word_stems("generic_query_words")
+_VAGUE_KIND_STEMS = word_stems("vague_words")
 # Title words that say what kind or version of thing it is, never which product ("Men's", "Pack", "Set").
 _COMMON_TITLE_STEMS = content_stems("men's women's kids' unisex pack set box pair kit size ml g kg l")
 
@@ -356,10 +357,16 @@ def _named_products(intent: Intent, products: list[Document], trade: str = "") -
         if not stems:
             continue
         matched = stems & asked
+        # (a part of a hyphenated word names nothing alone: "where is the store?" and "Pro Setup (In-Store Drop-Off)")
+        parts = _unsaid_compound_parts(doc.title, intent.lower)
         distinctive = {
             s
             for s in matched
-            if frequency.get(s, 0) <= limit and s not in attribute_words and s not in category and not s.isdigit()
+            if frequency.get(s, 0) <= limit
+            and s not in attribute_words
+            and s not in category
+            and not s.isdigit()
+            and s not in parts
         }
         share = len(matched) / len(stems)
         if len(matched) == 1 and _part_of_other_name(intent.text, doc.title):
@@ -411,6 +418,20 @@ def _named_value_words(
             if words and words <= asked and ((figures and figures <= said) or words & beside):
                 found |= words - title
     return frozenset(found)
+
+
+_COMPOUND = re.compile(r"[\w'’]+(?:-[\w'’]+)+")  # "In-Store", "Drop-Off", "All-Solid"
+
+
+def _unsaid_compound_parts(title: str, lower: str) -> frozenset[str]:
+    """The stems of the parts of `title`'s hyphenated words that the question (lower-cased) does not write whole, with
+    a hyphen, a space or nothing between the parts ("in-store", "in store", "instore")."""
+    parts: set[str] = set()
+    for match in _COMPOUND.finditer(title):
+        pieces = match.group(0).lower().split("-")
+        if not re.search(r"\b" + r"[\s-]?".join(map(re.escape, pieces)) + r"\b", lower):
+            parts |= content_stems(" ".join(pieces))
+    return frozenset(parts)
 
 
 def _part_of_other_name(text: str, title: str) -> bool:
@@ -468,7 +489,8 @@ def _kind_stems(doc: Document) -> frozenset[str]:
     """Words that name a product or its kind in merchant text: its product type (a "Kit" names its kind, however
     common a title word "kit" is) and its distinctive title words."""
     kind = content_stems(doc.product_type or "") - _GENERIC_QUERY_STEMS
-    return kind | (_title_stems(doc) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS)
+    # (a vague word names nothing: the "Over" of a "Pour-Over Kettle" is no kind "On EU orders over €150" speaks of)
+    return (kind | (_title_stems(doc) - _GENERIC_QUERY_STEMS - _COMMON_TITLE_STEMS)) - _VAGUE_KIND_STEMS
 
 
 def _without_named_values(text: str, doc: Document) -> str:

@@ -8,6 +8,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ask_engine.answering.destinations import (
+    _ONLY,
+    bars,
+    bars_only_others,
+    elsewhere,
+    goods_head,
+    lists_other_members,
+    names_a_place,
+    names_country,
+    names_only_others,
+)
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
 from ask_engine.answering.sentences import (
     _ANAPHOR_START,
@@ -20,7 +31,7 @@ from ask_engine.answering.sentences import (
     _units,
 )
 from ask_engine.answering.work import _Answer, _Unit, _Work
-from ask_engine.countries import elsewhere_only, named_by_state_code, region_named, subdivisions, without_excluded
+from ask_engine.countries import elsewhere_only, named_by_state_code, region_named, subdivisions
 from ask_engine.language import (
     content_stems,
     country_aliases,
@@ -80,7 +91,6 @@ def _zones_of(units: Sequence[_Unit]) -> frozenset[str]:
 
 _CUSTOMS = text_cue("customs_words", re.I)  # "import fees", "duties", "VAT"
 _SENDING = text_cue("sending_heading", re.I)  # a heading about what is sent where ("Items we can only send …")
-_ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
 _MONEY = AMOUNT_RE  # "₹1,150", "CHF 12"
 # an amount that is a bound on the order ("free on orders over £60", "orders up to €150"), not what delivery costs
 _BOUND_BEFORE = text_cue("amount_bound", re.IGNORECASE)
@@ -148,7 +158,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if levels.get(id(u), 0) >= 0
         and (
             levels.get(id(u), 0) > 0
-            or _names_country(u.text, code)
+            or names_country(u.text, code)
             or (place_name is not None and _names_place(u.text, place_name, listing))
             or code in country_codes_in(u.context)
         )
@@ -162,7 +172,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if u not in direct
         and levels.get(id(u), 0) >= 0
         and any(code in members for members in group_members(u.text).values())
-        and not _lists_other_members(u.text, code)
+        and not lists_other_members(u.text, code)
         and not (own_zones and _zones(u.text) and not own_zones & _zones(u.text))
     ]
     # A product in view may have its own delivery rule ("knives can only be delivered to UK addresses"), which
@@ -183,6 +193,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         # (or a sentence limiting where the kind is sent: "Whiskey truffles can only be sent to addresses in Ireland")
         said = _with_lead(u)
         limited = bool(_SENDING.search(said) and (_ONLY.search(said) or _NEGATION.search(said)))
+        # (or a line under such a heading limiting the kind itself: "Darkroom chemistry – Irish addresses only.")
+        limits = limits or (bool(_ONLY.search(said) or _NEGATION.search(said)) and bool(goods_head(u.text) & kinds))
         about = bool(_SHIP_WORDS.search(said)) or (sent and limits) or limited
         return bool(kinds & content_stems(u.text if u.line_first is None else said)) and about
 
@@ -192,10 +204,11 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if u not in direct
         and u not in grouped
         and rule_of_kind(u)
-        and (u.evidence.passage.kind != "product" or _names_a_place(u.text))
+        and (u.evidence.passage.kind != "product" or names_a_place(u.text))
         # with none in view, a rule saying where the kind goes ("… only", "cannot …"), not when it is dispatched
-        and (bool(targets) or _names_a_place(u.text) or bool(_ONLY.search(u.text) or _NEGATION.search(u.text)))
-        and not _elsewhere(u.text)
+        and (bool(targets) or names_a_place(u.text) or bool(_ONLY.search(u.text) or _NEGATION.search(u.text)))
+        and not elsewhere(u.text)
+        and not bars_only_others(u.text, code)  # ("We can't send batteries to the UK", asked about Germany)
         and not elsewhere_only(u.context, code)  # (the "Australia" section's "only to Australia – no kayaks"; and
         # "return unopened tea within 30 days of delivery" is a returns rule, not where the tea can go)
         and u.evidence.passage.link_type != "refund_policy"
@@ -226,7 +239,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.12 if asks_cost and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
             # "Orders to Canada may be charged duties" under "USA and Canada" is Canada's line, not the USA's
-            u.score -= OTHER_PLACE_PENALTY if _names_only_others(u.text, code) else 0.0
+            u.score -= OTHER_PLACE_PENALTY if names_only_others(u.text, code) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
         # (below a line naming the town itself: "… islands (Sylt, Föhr, …)" before the tyres' mainland rate)
         closest = max(levels.values(), default=0)
@@ -271,9 +284,16 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             ]
             if barred and _fits(chosen, barred[0]):
                 chosen.append(barred[0])
-        bars = [u for u in own if u not in chosen and (_ONLY.search(u.text) or _NEGATION.search(u.text))]
-        if targets and bars and not any(u in own for u in chosen) and _fits(chosen, bars[0]):
-            chosen[:0] = [u for u in (bars[0].line_first, bars[0]) if u is not None and u not in chosen]
+        limiting = [
+            u
+            for u in own
+            if u not in chosen
+            and (_ONLY.search(u.text) or _NEGATION.search(u.text))
+            and not bars_only_others(u.text, code)
+            and not u.text.rstrip().endswith(":")  # (a lead-in, its list not quoted, says nothing of where)
+        ]
+        if targets and limiting and not any(u in own for u in chosen) and _fits(chosen, limiting[0]):
+            chosen[:0] = [u for u in (limiting[0].line_first, limiting[0]) if u is not None and u not in chosen]
         if asks_cost and not any(_states_cost(u.text) for u in chosen):
             # "how much is shipping to Germany?": the destination's line with what delivery costs ("All other EU
             # countries: £9.95, 4-8 working days"), where the best gives a bound ("up to €150"); a duration if asked
@@ -283,7 +303,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 if u not in chosen
                 and standing[id(u)] >= standing[id(pool[0])]
                 and _states_cost(u.text)
-                and not _names_only_others(u.text, code)
+                and not names_only_others(u.text, code)
             ]
             # ... or its own section's ("We ship to … Australia …" and, after it, "Tracked International costs
             # CA$44.95"), before another zone's rates
@@ -319,12 +339,16 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 if u not in chosen
                 and _FREE.search(u.text)
                 and _MONEY.search(u.text)
-                and (not _names_a_place(u.text) or _names_country(u.text, code))
-                and not _names_only_others(u.text, code)
+                and (not names_a_place(u.text) or names_country(u.text, code))
+                and not names_only_others(u.text, code)
                 # "… to EU Zone 1" is no line for a destination in Zone 2
                 and not (zones and _zones(u.text) and not zones & _zones(u.text))
             ]
             chosen += [u for u in free[:1] if _fits(chosen, u)]
+        # the product's own rule limiting it to other countries, naming its kind ("Gooseneck kettle – UK addresses only",
+        # not "Darkroom chemistry – …" for a darkroom tank): the destination's rate is moot
+        if targets and (barring := [u for u in own if bars(_with_lead(u), code) and goods_head(u.text) & kinds]):
+            chosen = [u for u in chosen if u in own] or barring[:1]
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
         if town is not None and levels[id(chosen[0])] < 3:  # a line naming the town says it itself
@@ -396,7 +420,7 @@ def _own_section(chosen: list[_Unit], units: list[_Unit], code: str, states: Cal
         if u not in chosen
         and (u.evidence.passage.id, u.context) == here
         and states(u.text)
-        and not _names_only_others(u.text, code)
+        and not names_only_others(u.text, code)
     ]
 
 
@@ -439,21 +463,6 @@ def _heading_zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> lis
         if u not in chosen and _MONEY.search(u.text) and field and 2 * len(field & heading) >= len(field):
             rows.append(u)
     return rows
-
-
-def _names_country(text: str, code: str) -> bool:
-    """`text` names the country `code` other than among the places a rule is said not to hold ("outside …")."""
-    if code not in country_codes_in(text):
-        return False
-    rest = without_excluded(text)
-    return rest == text or code in country_codes_in(rest)
-
-
-def _lists_other_members(text: str, code: str) -> bool:
-    """A line naming a group but listing which of its countries it covers, not `code` ("EU Zone 1: France, Germany,
-    Spain, …", "Rest of Europe: Norway, Switzerland, Iceland"): it is those countries' line, not the whole group's."""
-    listed = set(country_codes_in(text))
-    return code not in listed and any(code in m and len(listed & m) >= 2 for m in group_members(text).values())
 
 
 def _town(work: _Work, shipping_units: list[_Unit]) -> Town | None:
@@ -551,12 +560,6 @@ def _region_name(country: str, region: str) -> str | None:
     return hit[1] if hit is not None and hit[0] == country else None
 
 
-def _names_a_place(text: str) -> bool:
-    """A product's own sentence is a delivery rule only where it names where ("… only ships to addresses in the
-    Republic of Ireland"), not for a word such as "Power Delivery" in "any USB-C Power Delivery charger"."""
-    return bool(country_codes_in(text) or group_members(text) or region_named(text))
-
-
 def _leaning(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
     """`chosen`, each sentence that leans on the one before ("This covers postcodes IV, HS, …") after that one ("We
     can deliver to the Highlands and Islands, but it takes 2–3 working days …")."""
@@ -573,23 +576,6 @@ def _leaning(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
 
 
 OTHER_PLACE_PENALTY = 0.2
-
-
-def _names_only_others(text: str, code: str) -> bool:
-    """`text` allows delivery (`_elsewhere`) to countries, none of them `code` nor a group holding it: a line that
-    bars or limits ("can't be shipped outside the UK", "ships to Canada and the US only") holds for every place it
-    leaves out."""
-    codes = country_codes_in(text)
-    if not codes or not _elsewhere(text):
-        return False
-    return code not in codes and not any(code in m for m in group_members(text).values())
-
-
-def _elsewhere(text: str) -> bool:
-    """A line allowing delivery to other places than the one asked ("boards can still be delivered to Northern
-    Ireland and the Isle of Man for £5.95", asked about Jersey) is their rule, not the destination's; a line that bars
-    or limits ("knives only to UK addresses", "not outside the UK") holds for every place it leaves out."""
-    return _names_a_place(text) and not _NEGATION.search(text) and not _ONLY.search(text)
 
 
 def _is_shipping_unit(unit: _Unit) -> bool:

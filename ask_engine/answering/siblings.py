@@ -7,11 +7,12 @@ metafields (`Task.fact_labels`), so the reading holds for any trade's attributes
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from ask_engine.answering.facts import _key_concepts
-from ask_engine.language import content_stem_sequence, parse_query
+from ask_engine.answering.units import Unit
+from ask_engine.language import content_stem_sequence, mentions_concept, parse_query
 from ask_engine.types import Document, Fact
 
 # "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
@@ -71,3 +72,12 @@ def other_attribute(label: str, asked: Iterable[str]) -> bool:
     if not wanted or not whole or whole & wanted:
         return False
     return any(_concepts(word) & wanted for word in re.findall(r"[^\W\d_]+", label))
+
+
+def answers_asked(unit: Unit, asked: Sequence[str]) -> bool:
+    """A unit the ranker chose may answer the attributes the question asks (`asked`, its concepts): not a fact of
+    another attribute qualified by an asked one's word (`other_attribute`), nor the product's type, brand or tags
+    where they name no attribute asked ("what teas are in the box?" and "Category: … > Tea & Infusions")."""
+    if unit.kind == "fact":
+        return not other_attribute(unit.label, asked)
+    return unit.kind != "identity" or not asked or any(mentions_concept(unit.text, c) for c in asked)

@@ -446,7 +446,9 @@ def suited(work: _Work, doc: Document) -> _Answer | None:
         return None
     values = [v for _, vs in _options(doc) if len(vs) > 1 for v in vs]
     own = _title_stems(doc) | content_stems(doc.product_type or "") | value_stems(doc)
-    if not values or not content_stems(intent.text[situation.end() :]) - own:
+    # (the product named with a figure naming a value is no situation: "fuse for the dcdc 40" of variants "25A", "40A")
+    rest = {w for w in content_stems(intent.text[situation.end() :]) - own if not (w.isdigit() and _figure_of(w, own))}
+    if not values or not rest:
         return None
 
     measured = [(v, set(measures_in(v))) for v in values]  # each value's own figures ("120 in"), none for "Camo"
@@ -463,6 +465,11 @@ def suited(work: _Work, doc: Document) -> _Answer | None:
     for _, unit in [r for r in ranked if r[0] >= ranked[0][0] - SUITED_MARGIN][:2]:
         _claim_unit(answer, work, doc, unit.text.strip())
     return answer
+
+
+def _figure_of(figure: str, stems: frozenset[str]) -> bool:
+    """`figure` is the figure of one of `stems` written with its unit ("40" of "40a")."""
+    return any(s.startswith(figure) and s[len(figure) :].isalpha() for s in stems)
 
 
 def _variant_row(work: _Work, doc: Document) -> _Answer | None:

@@ -1,0 +1,80 @@
+"""What a delivery line says of a destination: whether it names the country asked, lists other members of a group
+holding it, limits delivery to other countries, or allows it elsewhere (for `shipping`)."""
+
+from __future__ import annotations
+
+import re
+
+from ask_engine.answering.sentences import _NEGATION
+from ask_engine.countries import region_named, without_excluded
+from ask_engine.language import content_stem_sequence, country_codes_in, group_members, text_cue
+
+_ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
+
+
+def names_country(text: str, code: str) -> bool:
+    """`text` names the country `code` other than among the places a rule is said not to hold ("outside …")."""
+    if code not in country_codes_in(text):
+        return False
+    rest = without_excluded(text)
+    return rest == text or code in country_codes_in(rest)
+
+
+def goods_head(text: str) -> frozenset[str]:
+    """The last word of the goods a rule's line names before its dash or colon ("Darkroom chemistry – …": chemistry)."""
+    named = re.match(r"\s*([^–—:]{2,60}?)\s+[–—-]\s|\s*([^–—:]{2,60}?):\s", text)
+    words = content_stem_sequence(next((g for g in named.groups() if g), "")) if named else ()
+    return frozenset(words[-1:])
+
+
+def bars(text: str, code: str) -> bool:
+    """`text` limits delivery to countries, none of them `code` ("… UK addresses only"; "We can't send batteries to
+    NZ" bars only NZ)."""
+    codes = country_codes_in(text)
+    return (
+        bool(_ONLY.search(text) and codes)
+        and code not in codes
+        and not any(code in m for m in group_members(text).values())
+    )
+
+
+def lists_other_members(text: str, code: str) -> bool:
+    """A line naming a group but listing which of its countries it covers, not `code` ("EU Zone 1: France, Germany,
+    Spain, …", "Rest of Europe: Norway, Switzerland, Iceland"): it is those countries' line, not the whole group's;
+    not where it names another group holding `code` whole ("Europe: EU countries, Norway, Switzerland, Iceland")."""
+    listed = set(country_codes_in(text))
+    holding = [m for m in group_members(text).values() if code in m]
+    return code not in listed and bool(holding) and all(len(listed & m) >= 2 for m in holding)
+
+
+def names_a_place(text: str) -> bool:
+    """A product's own sentence is a delivery rule only where it names where ("… only ships to addresses in the
+    Republic of Ireland"), not for a word such as "Power Delivery" in "any USB-C Power Delivery charger"."""
+    return bool(country_codes_in(text) or group_members(text) or region_named(text))
+
+
+def names_only_others(text: str, code: str) -> bool:
+    """`text` allows delivery (`elsewhere`) to countries, none of them `code` nor a group holding it: a line that
+    bars or limits ("can't be shipped outside the UK", "ships to Canada and the US only") holds for every place it
+    leaves out."""
+    codes = country_codes_in(text)
+    if not codes or not elsewhere(text):
+        return False
+    return code not in codes and not any(code in m for m in group_members(text).values())
+
+
+def elsewhere(text: str) -> bool:
+    """A line allowing delivery to other places than the one asked ("boards can still be delivered to Northern
+    Ireland and the Isle of Man for £5.95", asked about Jersey) is their rule, not the destination's; a line that bars
+    or limits ("knives only to UK addresses", "not outside the UK") holds for every place it leaves out."""
+    return names_a_place(text) and not _NEGATION.search(text) and not _ONLY.search(text)
+
+
+def bars_only_others(text: str, code: str) -> bool:
+    """`text` bars delivery to countries, none of them `code` ("We can't send lithium batteries … to NZ", asked about
+    Alice Springs): no rule for the destination; not "… can't send them outside South Africa", which bars all but it."""
+    if without_excluded(text) != text:
+        return False
+    codes = country_codes_in(text)
+    others = bool(codes) and code not in codes and not any(code in m for m in group_members(text).values())
+    return others and bool(_NEGATION.search(text)) and not _ONLY.search(text)
