@@ -583,7 +583,8 @@ def fact_key_matches(key: str, wanted: str) -> bool:
     """`waterproof_rating` answers `waterproof`; `colour_options` answers `colour`; `material` answers `material`;
     a part in the plural answers too (`num_batteries` answers `battery`)."""
     key = key.lower()
-    if key == wanted or key.startswith(wanted + "_"):
+    # (or ends with it: `whats_in_the_box` answers `in_the_box`)
+    if key == wanted or key.startswith(wanted + "_") or ("_" in wanted and key.endswith("_" + wanted)):
         return True
     # a key part never holds "_", so a many-word `wanted` matches only as above
     return "_" not in wanted and not _plurals(wanted).isdisjoint(key.split("_"))

@@ -116,6 +116,36 @@ PRODUCTS: list[dict[str, Any]] = [
         "89.00",
     ),
     _single(
+        9,
+        "Negative Film Scanner",
+        "film-scanner",
+        "<p>Scans 35mm negatives and slides at 3600 dpi.</p><p><b>What's in the box:</b> scanner, USB-C cable,"
+        " film holder for 35mm strips, slide holder.</p>",
+        "Scanners",
+        "249.00",
+    ),
+    _single(
+        10,
+        "Cotton Camera Strap",
+        "camera-strap",
+        "<p>A soft woven strap that gets better with age.</p><ul><li>Machine wash cold.</li><li>Lay flat to dry — do"
+        " not tumble dry, it will shrink.</li></ul>",
+        "Straps",
+        "35.00",
+    ),
+    with_metafields(
+        _single(
+            12,
+            "Weekend Camera Hire",
+            "camera-hire",
+            "<p>Try a medium-format camera for a weekend. Bring everything back by the return date.</p>",
+            "Hire",
+            "60.00",
+        ),
+        return_by="2026-03-02",
+    ),
+    _single(11, "Cork Camera Gift Card", "gift-card", "<p>An e-gift card for the shop.</p>", "Gift Card", "50.00"),
+    _single(
         6,
         "Bi-Colour LED Panel",
         "led-panel",
@@ -311,6 +341,14 @@ CASES = [
     ),
     # a bar naming only other countries is no rule for the destination
     ("how much to post the battery grip to Germany?", "battery-grip", ["€14.95"], ["United Kingdom"]),
+    # a line labelled as the box's contents answers whether a thing comes with it, the thing unnamed there
+    ("does the scanner come with a holder for 120 film?", "film-scanner", ["What's in the box"], ["the contents"]),
+    # "dryer" and "tumble dry" are one word apart
+    ("can the strap go in the dryer?", "camera-strap", ["do not tumble dry"], ["not recorded that"]),
+    # the name counted ("two gift cards") is not the product said back as the subject
+    ("can I use two gift cards on one order?", "gift-card", [], ["two the"]),
+    # a returns question answered by the product's own terms: the one stating the date asked for
+    ("when does the hire camera have to be returned?", "camera-hire", ["2026-03-02"], []),
     # a sentence pointing at what follows says nothing
     ("what's your returns policy?", "", ["refund"], ["here's how returns work"]),
 ]

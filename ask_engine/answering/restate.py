@@ -34,6 +34,9 @@ _ADVERBS = "|".join(map(re.escape, sorted(word_list("verb_adverbs"), key=len, re
 _WH = r"how \w+|what|where|when|which \w+"
 
 
+_COUNTED_NAME = re.compile(r"\b(?:a|an|two|three|four|five|both|several|multiple|\d+)\s+it\b")
+
+
 def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: bool) -> str | None:
     """What the question asks, in its own words with the product as subject ("whether the X comes with a rain
     cover", "how long the X burns"); None when no safe phrasing exists."""
@@ -42,6 +45,8 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
     text = written.lower()
     if len(text) != len(written):
         written = text  # a letter whose lower case is longer: the question's own case cannot be kept
+    if _COUNTED_NAME.search(text):
+        return None  # the name said of more than one ("can I use two gift cards on one order?"), not of the product
 
     def kept(m: re.Match[str], group: int) -> str:
         """A group of a match on the lower-cased question, in the question's own case ("Nunavut")."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ask_engine.answering.facts import _fact_sentence
+from ask_engine.answering.facts import _fact_sentence, states_asked_kind
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _PROCESS_WORD, _product_words, _title_stems
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
@@ -30,8 +30,11 @@ def _own_terms(work: _Work, doc: Document) -> _Answer | None:
     asked = content_stems(" ".join(_PROCESS_WORD.findall(work.intent.lower)))
     if not asked:
         return None
-    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
+    # (a fact labelled with it too: "Return by: 2026-04-30")
+    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind in ("description", "fact")]
     units = [u for u in units if asked & content_stems(folded_phrases(u.text))]  # "final sale" says "no return"
+    # ... one stating the kind of figure asked first ("when must it be returned?" and the date, not "by the return date")
+    units = [u for u in units if states_asked_kind(work.intent.text, u.text)] or units
     if not units:
         return None
     sims = work.similarity([u.text for u in units])
