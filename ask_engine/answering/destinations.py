@@ -30,12 +30,13 @@ def goods_head(text: str) -> frozenset[str]:
 def bars(text: str, code: str) -> bool:
     """`text` limits delivery to countries, none of them `code` ("… UK addresses only"; "We can't send batteries to
     NZ" bars only NZ)."""
+    return bool(_ONLY.search(text)) and names_others_only(text, code)
+
+
+def names_others_only(text: str, code: str) -> bool:
+    """`text` names countries, none of them `code` nor a group holding it."""
     codes = country_codes_in(text)
-    return (
-        bool(_ONLY.search(text) and codes)
-        and code not in codes
-        and not any(code in m for m in group_members(text).values())
-    )
+    return bool(codes) and code not in codes and not any(code in m for m in group_members(text).values())
 
 
 def lists_other_members(text: str, code: str) -> bool:
@@ -57,10 +58,7 @@ def names_only_others(text: str, code: str) -> bool:
     """`text` allows delivery (`elsewhere`) to countries, none of them `code` nor a group holding it: a line that
     bars or limits ("can't be shipped outside the UK", "ships to Canada and the US only") holds for every place it
     leaves out."""
-    codes = country_codes_in(text)
-    if not codes or not elsewhere(text):
-        return False
-    return code not in codes and not any(code in m for m in group_members(text).values())
+    return elsewhere(text) and names_others_only(text, code)
 
 
 def elsewhere(text: str) -> bool:
@@ -73,8 +71,6 @@ def elsewhere(text: str) -> bool:
 def bars_only_others(text: str, code: str) -> bool:
     """`text` bars delivery to countries, none of them `code` ("We can't send lithium batteries … to NZ", asked about
     Alice Springs): no rule for the destination; not "… can't send them outside South Africa", which bars all but it."""
-    if without_excluded(text) != text:
+    if without_excluded(text) != text or _ONLY.search(text) or not _NEGATION.search(text):
         return False
-    codes = country_codes_in(text)
-    others = bool(codes) and code not in codes and not any(code in m for m in group_members(text).values())
-    return others and bool(_NEGATION.search(text)) and not _ONLY.search(text)
+    return names_others_only(text, code)

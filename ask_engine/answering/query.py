@@ -358,7 +358,7 @@ def _named_products(intent: Intent, products: list[Document], trade: str = "") -
             continue
         matched = stems & asked
         # (a part of a hyphenated word names nothing alone: "where is the store?" and "Pro Setup (In-Store Drop-Off)")
-        parts = _unsaid_compound_parts(doc.title, intent.lower)
+        parts = _unsaid_compound_parts(doc.title, intent.lower) if matched else frozenset()
         distinctive = {
             s
             for s in matched
