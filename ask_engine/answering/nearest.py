@@ -148,8 +148,9 @@ def _says_asked_words(work: _Work, doc: Document, unit: Unit, probability: float
 
 
 def speaks_of_asked(text: str, concepts: Sequence[str]) -> bool:
-    """A notice's `text` sharing a word of the question ("Check the wrist strap before every hike") speaks to it only
-    if it names an attribute the lexicon reads there (`concepts`), if any ("does the warranty cover the strap?")."""
+    """A notice's `text` sharing a word of the question ("Check the wrist strap before every hike"), or a product's
+    type, brand or tags, speaks to it only if it names an attribute the lexicon reads there (`concepts`), if any
+    ("does the warranty cover the strap?")."""
     return not concepts or any(mentions_concept(text, c) for c in concepts)
 
 

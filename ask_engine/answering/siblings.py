@@ -11,8 +11,9 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from ask_engine.answering.facts import _key_concepts
+from ask_engine.answering.nearest import speaks_of_asked
 from ask_engine.answering.units import Unit
-from ask_engine.language import content_stem_sequence, mentions_concept, parse_query
+from ask_engine.language import content_stem_sequence, parse_query
 from ask_engine.types import Document, Fact
 
 # "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
@@ -80,4 +81,4 @@ def answers_asked(unit: Unit, asked: Sequence[str]) -> bool:
     where they name no attribute asked ("what teas are in the box?" and "Category: … > Tea & Infusions")."""
     if unit.kind == "fact":
         return not other_attribute(unit.label, asked)
-    return unit.kind != "identity" or not asked or any(mentions_concept(unit.text, c) for c in asked)
+    return unit.kind != "identity" or speaks_of_asked(unit.text, asked)
