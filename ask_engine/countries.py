@@ -174,6 +174,8 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             if any(s <= m.start() < e for s, e in spans):
                 continue
             token = m.group(1)
+            if query and _MODEL_BEFORE.search(norm[: m.start()]):
+                continue  # "the GP5000 S TR", "the older GP5000 TL": the end of a model's name, no place
             if token in _CODE_WORDS and not (query and token in _QUERY_CODE_OK) and not _us_in_prose(norm, m):
                 continue
             if token == "EU":
@@ -187,6 +189,8 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
 
 
 _NEIGHBOUR = re.compile(r"[^\W\d_]+")
+# a word with a figure in it, or a capital letter standing alone, right before a code: a model's name goes on
+_MODEL_BEFORE = re.compile(r"(?:\b[A-Za-z]*\d[\w-]*|\b[A-Z])\s+$")
 
 
 def _us_in_prose(text: str, m: re.Match[str]) -> bool:

@@ -67,6 +67,13 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _
 _INFORMAL_GROUPS: tuple[tuple[str, ...], ...] = tuple(tuple(group) for group in _LEXICON["informal_words"])
 INFORMAL_WORDS = frozenset(w for group in _INFORMAL_GROUPS for w in group)  # "cals" is no slip for "calls"
 _TOKEN_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# letters written with dots between them are one word ("P.O. boxes" is "PO boxes", "U.S." "US"), not single letters
+_INITIALISM_RE = re.compile(r"\b(?:[^\W\d_]\.){2,}(?![^\W_])")
+
+
+def _words(text: str) -> list[str]:
+    """`text`'s words as `_TOKEN_RE` reads them, an initialism's letters joined."""
+    return _TOKEN_RE.findall(_INITIALISM_RE.sub(lambda m: m.group(0).replace(".", "") + " ", text))
 
 
 # plural forms and verbs' past forms the stemmer cannot undo by rule (lexicon data)
@@ -172,14 +179,14 @@ def with_shop_synonyms(text: str, synonyms: ShopSynonyms) -> str:
 
 def _written_stems(text: str) -> frozenset[str]:
     """The stems of `text`'s content words with no synonym folded."""
-    return frozenset(_raw_stem(w) for w in _TOKEN_RE.findall(fold(normalize(text)).lower()) if w not in _STOPWORDS)
+    return frozenset(_raw_stem(w) for w in _words(fold(normalize(text)).lower()) if w not in _STOPWORDS)
 
 
 def informal_synonyms(text: str, uses: Callable[[str], int]) -> ShopSynonyms:
     """The lexicon's informal words `text` uses that the shop's text does not, each with the word of its group the
     shop uses most (`uses`: how many of the shop's passages use a lower-case word), in `with_shop_synonyms`' shape:
     "is it ok for my veggie sister?" reads "veggie (vegetarian)" where the shop writes "vegetarian"."""
-    words, low = {w.lower() for w in _TOKEN_RE.findall(text)}, text.lower()
+    words, low = {w.lower() for w in _words(text)}, text.lower()
 
     def says(w: str) -> bool:  # (a group's phrase, "american express", is said whole)
         return w in words or f"{w}s" in words if " " not in w else re.search(rf"\b{re.escape(w)}\b", low) is not None
@@ -232,7 +239,7 @@ def content_stems(text: str) -> frozenset[str]:
 
 def content_stem_sequence(text: str) -> tuple[str, ...]:
     """`content_stems` in the order the words come ("bed temp" → ("bed", "temp")), repeats kept."""
-    return tuple(stem(w) for w in _TOKEN_RE.findall(fold(normalize(text)).lower()) if w not in _STOPWORDS)
+    return tuple(stem(w) for w in _words(fold(normalize(text)).lower()) if w not in _STOPWORDS)
 
 
 def offer_stems() -> frozenset[str]:

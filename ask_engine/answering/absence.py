@@ -304,3 +304,25 @@ def _apart(work: _Work, units: Sequence[_Unit]) -> list[str]:
             continue
         return [] if any(pair <= s for s in said) else [f"{first} {second}"]
     return []
+
+
+def _unnamed_kind(work: _Work, units: Sequence[_Unit]) -> list[str]:
+    """The two-word thing a question asks whether the shop has whose kind the best-ranked sentence (or its heading)
+    names but whose first word no evidence, title or product uses ("any student discount?" where only a rescue
+    discount is recorded, "do you offer Saturday delivery?" where delivery days are Tuesday and Thursday): the shop
+    names another thing of that kind. A word the shop never uses may still be its thing in other words ("loyalty
+    program" for "Do you have a rewards program?"): said before the best lines, not in place of them."""
+    task = work.task
+    if not _HAS_THING.search(work.intent.lower):
+        return []
+    best = max(units, key=lambda u: u.score, default=None)
+    titles = " ".join([task.shop_name, *(d.title for d in task.documents.values())])
+    said = frozenset().union(*(_said_by(u) for u in units))
+    known = said | content_stems(titles) | task.catalogue_words | _naming_nothing(work.intent)
+    for first, second in _compounds(work):
+        head, modifier = content_stems(second), content_stems(first)
+        if best is not None and head and head <= _said_by(best) and modifier and not modifier & known:
+            # (written together, as the question writes it: "amex (american express)" is one thing in two words)
+            written = re.search(rf"\b{re.escape(first)} {re.escape(second)}\b", work.intent.text, re.IGNORECASE)
+            return [written.group(0)] if first.isalpha() and written is not None else []
+    return []

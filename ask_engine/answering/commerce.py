@@ -49,7 +49,7 @@ def _commerce(work: _Work, doc: Document) -> _Answer:
     answer = _Answer()
     answer.use(doc.id)
     options = _options(doc)
-    chosen, missing = _match_options(intent, options)
+    chosen, missing = _match_options(intent, options, doc.title)
     chosen = _with_other_parts(work, options, chosen)
     named = _named_variant(task, doc)
     variants = [named] if named else _variants_with(doc, chosen) if chosen else []
@@ -398,7 +398,7 @@ def _dedupe_sentences(sentences: list[Sentence]) -> list[Sentence]:
 
 def _asks_for_value(intent: Intent, doc: Document) -> bool:
     """A yes/no question asking only whether the product comes in an option value it names, or one it lacks."""
-    chosen, missing = _match_options(intent, _options(doc))
+    chosen, missing = _match_options(intent, _options(doc), doc.title)
     return bool(missing) or (bool(chosen) and _asks_only_having(intent, doc, chosen))
 
 
@@ -412,7 +412,7 @@ def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
         return False  # "does it come with the stick?" asks what is included, answered as before
     if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
         return False
-    chosen, missing = _match_options(intent, _options(doc))
+    chosen, missing = _match_options(intent, _options(doc), doc.title)
     return not chosen and not missing and not _asks_only_having(intent, doc, {})
 
 

@@ -195,6 +195,10 @@ class ExtractiveGenerator:
             # a sentence an earlier part already quotes takes none of a later part's budget ("can I return pots?
             # who pays the return postage?": the second part's rule after the returns lead-in both parts quote)
             fresh = [s for s in answer.sentences if s.text not in said]  # (nor the town an earlier part placed)
+            if fresh and not _without_bare_leads(fresh):
+                # "… but it records this." before a line an earlier part quotes: this part adds nothing
+                answer.sentences = []
+                continue
             claims = [s for s in answer.sentences if s.kind == "claim"]
             if (
                 id(answer) in after_place
@@ -530,6 +534,16 @@ def _first(sentences: Sequence[Sentence], n: int) -> list[Sentence]:
 
 # how the engine's lead into a line it shows as what the shop records ends (prompts/phrases.j2)
 _HEDGE_END = phrase("not_stated_exactly", subject="\x00").split("\x00")[-1]
+
+
+def _without_bare_leads(sentences: Sequence[Sentence]) -> list[Sentence]:
+    """`sentences` without the engine's lead into a line it shows as what the shop records ("The shop does not say
+    exactly that …, but it records this.") where no line follows it."""
+    return [
+        s
+        for n, s in enumerate(sentences)
+        if not s.text.endswith(_HEDGE_END) or (n + 1 < len(sentences) and sentences[n + 1].kind == "claim")
+    ]
 
 
 def _without_dangling_lead(sentences: Sequence[Sentence]) -> tuple[Sentence, ...]:

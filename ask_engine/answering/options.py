@@ -10,13 +10,14 @@ from functools import lru_cache
 
 from ask_engine.answering.addressing import asked_measures, framing_stems
 from ask_engine.answering.measures import FIGURE_ONLY, measure, measures_in, ranges_in, value_pattern
-from ask_engine.answering.query import _head
+from ask_engine.answering.query import _head, _strip_title
 from ask_engine.answering.units import Unit
 from ask_engine.language import (
     Intent,
     content_stems,
     lexicon_section,
     mentions_concept,
+    parse_query,
     text_cue,
     word_list,
     word_stems,
@@ -53,9 +54,12 @@ def value_stems(doc: Document) -> frozenset[str]:
 
 def _named_option(intent: Intent, doc: Document) -> bool:
     """True when the question names one of the product's options by its name ("scents", "finishes"), not only as the
-    first word of a phrase its own description uses (`phrased_option_words`)."""
+    first word of a phrase its own description uses (`phrased_option_words`), nor only in the product's own name
+    ("protein content of the marine pellets?" names no option Pellet of the Tidewell Marine Pellets)."""
+    unnamed = _strip_title(intent.text, doc.title)
+    outside = parse_query(unnamed) if unnamed and unnamed != intent.text else intent
     return any(
-        _names_option(intent, name, values) and not _phrased(intent, doc, (name.split() or [""])[-1].lower())
+        _names_option(outside, name, values) and not _phrased(intent, doc, (name.split() or [""])[-1].lower())
         for name, values in _options(doc)
         if len(values) > 1
     )
@@ -146,9 +150,10 @@ def _same_number(value: str, said: str) -> bool:
 
 
 def _match_options(
-    intent: Intent, options: list[tuple[str, tuple[str, ...]]]
+    intent: Intent, options: list[tuple[str, tuple[str, ...]]], title: str = ""
 ) -> tuple[dict[str, list[str]], list[tuple[str, str]]]:
-    """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks."""
+    """Option values the question names ({"Colour": ["Olive"]}) and asked values the product lacks (not a measure of
+    the product's own `title`: "the 6 ft leash" of the "Padded Leash, 6 ft" asks for no width of 6 ft)."""
     chosen: dict[str, list[str]] = {}
     other: list[tuple[str, str]] = []  # values named with a word making them another value
     text = _OWNED.sub(" ", intent.lower)  # "my pony's name" is the asker's pony, no "Pony" size
@@ -248,7 +253,9 @@ def _match_options(
         # "in a 1kg bag?" of a coffee sold in 250g only: a measure of the kind the sizes are written in, none of them
         for name, values in options:
             kinds = {m[1] for v in values if (m := measure(v)) is not None}
-            if name in size_options and kinds and (asked := [a for a in measures_in(intent.text) if a[1] in kinds]):
+            titled = measures_in(title)
+            asked = [a for a in measures_in(intent.text) if a[1] in kinds and a not in titled]
+            if name in size_options and kinds and asked:
                 missing.append((name, f"{asked[0][0]:g} {asked[0][1]}"))
         for number in intent.numbers:
             # "in size 9", "in UK 7", "in a 1kg bag"

@@ -14,6 +14,7 @@ from ask_engine.answering.absence import (
     _names_other_product,
     _page_names,
     _said_by,
+    _unnamed_kind,
     _unsaid,
 )
 from ask_engine.answering.gaps import shop_gap
@@ -85,8 +86,7 @@ FAQ_QUESTION_MARGIN = 0.05
 POLICY_OVER_PRODUCT = 0.55
 
 _DEICTIC_RE = text_cue("deictic")
-# "Yes." or "No, we don't." says nothing without its FAQ question.
-_BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)
+_BARE_YES_NO = text_cue("bare_yes_no", re.IGNORECASE)  # "Yes." or "No, we don't." says nothing without its question
 _SELF_REFERENCE = text_cue("self_reference", re.I)
 # "what micron is …", "which needle size …": the thing a wh- question asks for
 _WH_NOUN = re.compile(r"^\s*(?:what|which)\s+([a-z]{3,})\b")
@@ -96,8 +96,6 @@ _ACTED_ON: list[str] = lexicon_section("text_cues")["acted_on"]  # the verb done
 _DURATION = text_cue("duration", re.IGNORECASE)
 _ASKS_ADDRESS = text_cue("asks_address", re.IGNORECASE)  # "where are you guys located?"
 _ADDRESS = text_cue("street_address")  # "1840 Commerce Pkwy", "Oudegracht 112", "Unit 7, Heron Cross Works"
-
-
 _ABROAD = text_cue("abroad", re.IGNORECASE)  # "international", "overseas": delivery beyond the shop's own country
 
 
@@ -289,6 +287,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # ... nor is the policy's entry naming the product's kind ("Opened lubricants" for "an opened bottle of chain
     # lube?"): the compound the question names is the product in view, not another thing
     compounds = [] if plainly or specific is not None else _absent_compounds(work, units) or _apart(work, units)
+    # ("any student discount?" where only a rescue discount is recorded: said before the line that is)
+    absent = absent or ([] if plainly or specific is not None or targets else _unnamed_kind(work, units))
     if compounds:
         # "gift wrapping" against "gift cards": the shop names a different thing sharing a word with the asked one
         answer = _Answer(not_recorded=True, gaps=[shop_gap(c) for c in compounds])

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ask_engine.answering.addressing import (
-    asked_figures,
     asked_lengths,
     asked_measures,
     other_kind,
@@ -53,7 +52,9 @@ from ask_engine.answering.nearest import (
     free_of_asked,
     naming_stems,
     past_named,
+    said_outright,
     speaks_of_asked,
+    value_item,
 )
 from ask_engine.answering.options import (
     _colour_asked,
@@ -334,6 +335,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if not facts and unit_facts and len(unit_facts) == len(chosen) and all(other_kind(u.text, kinds) for u in chosen):
         figureless = unit_facts
     rows = version_rows(facts[0], [u for _, u in ranked], intent.text) if len(facts) == 1 and not figureless else []
+    rows = rows or ([] if facts or chosen else value_item(work, doc, ranked))  # ("how heavy is the 700x35c?")
     if rows:  # "how heavy is the 28c?": the row of the version asked, not the one figure recorded for all
         _state_units(answer, work, doc, rows)
         return answer
@@ -418,10 +420,8 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         # often"): not stated as the answer, but shown as what the shop records
         # (stated without the hedge where it says the question's own words, it answered as often on product-QA
         # data's unanswerable questions as on its answerable ones: hetPQA's abstention fell from 0.86 to 0.68)
-        # ... unless it states the kind of figure asked, other than a price ("how often should I oil it?" and "Apply
-        # … 2-3 times a week"): that figure is the answer
-        stated = [k for k in asked_figures(intent.text) if k.name != "price"]
-        if any(k.states.search(near.text) for k in stated):
+        # ... unless it says the answer outright (`nearest.said_outright`: a figure or a word only it and the question say)
+        if said_outright(work, doc, near, ranked):
             answer.not_recorded = answer.unnamed = False
             answer.gaps = []
         else:

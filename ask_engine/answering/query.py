@@ -217,7 +217,7 @@ def _strip_title(
     takes its place. With `named`, only a run that names the product in view: after a determiner or "it" ("where are
     it sunglasses made?" once the name is out), not "other benches"."""
     # a word of the title as written or by its stem ("velvet cushions" names the "Cotton Velvet Cushion")
-    title_words = {stem(w.lower()) for w in re.findall(r"[\w'’]+", title)}
+    title_words = {stem(w.lower()) for w in re.findall(r"[\w'’]+", title)} | _model_initials(title)
     tokens = list(re.finditer(r"[\w'’]+", text))
     best: tuple[int, int] | None = None
     i = 0
@@ -320,7 +320,19 @@ def _concept_stems(intent: Intent) -> frozenset[str]:
 
 
 def _title_stems(doc: Document) -> frozenset[str]:
-    return content_stems(" ".join([doc.title, doc.handle or ""]).replace("-", " "))
+    return content_stems(" ".join([doc.title, doc.handle or "", *_model_initials(doc.title)]).replace("-", " "))
+
+
+def _model_initials(title: str) -> frozenset[str]:
+    """A model's name as shoppers shorten it, the initials of two or three words before a figure ("GP5000" of the
+    "Grand Prix 5000"), lower case."""
+    words = re.findall(r"[\w'’]+", title)
+    return frozenset(
+        ("".join(w[0] for w in words[i : i + n]) + words[i + n]).lower()
+        for n in (2, 3)
+        for i in range(len(words) - n)
+        if all(w.isalpha() for w in words[i : i + n]) and any(c.isdigit() for c in words[i + n])
+    )
 
 
 def _named_products(intent: Intent, products: list[Document], trade: str = "") -> list[Document]:
