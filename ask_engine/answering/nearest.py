@@ -404,21 +404,18 @@ def value_item(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]])
     figure it asks for, with the list's lead-in ("How heavy is the 700x35c?" and "Sizes and pressures: … 700x35c
     (37-622): 4.0-6.0 bar / 55-85 psi, 820 g"), the row of that version; [] where no one item does."""
     kinds = measured_kinds(work.intent.text)
-    said = [
-        v.lower()
-        for _, values in doc.options
-        for v in values
-        if len(v) > 1 and re.search(rf"(?<![\w-]){re.escape(v.lower())}(?![\w-])", work.intent.lower)
+    values = [
+        re.compile(rf"(?<![\w-]){re.escape(v)}(?![\w-])", re.I) for _, vs in doc.options for v in vs if len(v) > 1
     ]
+    said = [value for value in values if value.search(work.intent.lower)]  # (the one pattern finds it in the list)
     if not kinds or len(said) != 1:
         return []
-    named = re.compile(rf"(?<![\w-]){re.escape(said[0])}(?![\w-])", re.IGNORECASE)
     found = [
         (unit, item)
         for _, unit in ranked
         if unit.kind == "description"
         for item in unit.items or (unit.text,)  # (a list's items, or a line of its own: "3 L tank: 3.4 kg.")
-        if named.search(item) and any(k.states.search(item) for k in kinds)
+        if said[0].search(item) and any(k.states.search(item) for k in kinds)
     ]
     if len(found) != 1:
         return []

@@ -420,7 +420,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         # often"): not stated as the answer, but shown as what the shop records
         # (stated without the hedge where it says the question's own words, it answered as often on product-QA
         # data's unanswerable questions as on its answerable ones: hetPQA's abstention fell from 0.86 to 0.68)
-        # ... unless it says the answer outright (`nearest.said_outright`: a figure or a word only it and the question say)
+        # ... unless it says the answer outright (`nearest.said_outright`: a figure, or a name no other line says)
         if said_outright(work, doc, near, ranked):
             answer.not_recorded = answer.unnamed = False
             answer.gaps = []
