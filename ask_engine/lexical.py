@@ -98,9 +98,9 @@ class Tokenizer:
             parts = _PART_RE.findall(whole)
             if len(parts) > 1:
                 tokens.append(whole)  # an exact code match outranks documents sharing only its parts
-                if "." in whole and all(len(p) == 1 and p.isalpha() for p in parts):
-                    # letters with dots between them are one word: "P.O. boxes" matches "PO box"
-                    tokens.append(self._token("".join(parts)) or whole)
+                joined = self._token("".join(parts)) if "." in whole and all(len(p) == 1 for p in parts) else ""
+                if joined and joined.isalpha():
+                    tokens.append(joined)  # letters with dots between them are one word: "P.O. boxes" is "PO box"
             for part in parts:
                 token = known.get(part)
                 if token is None:

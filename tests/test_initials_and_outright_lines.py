@@ -24,6 +24,7 @@ from ask_engine.answering.query import _model_initials
 from ask_engine.countries import country_codes_in
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, parse_query, price_denied
+from ask_engine.lexical import Tokenizer
 from tests.shop_helpers import (
     assert_says,
     inline_engine,
@@ -172,6 +173,9 @@ def test_a_code_ending_a_model_name_is_no_place() -> None:
 def test_letters_with_dots_between_them_are_one_word() -> None:
     assert content_stems("We can't deliver to P.O. boxes") >= content_stems("PO box")
     assert "pm" in content_stems("open until 5 p.m.")
+    tokens = Tokenizer()  # ... and so they are in the BM25 index's tokens, beside the code written whole
+    assert set(tokens("PO box")) <= set(tokens("We can't deliver to P.O. boxes"))
+    assert "3.5" in tokens("size 3.5") and "35" not in tokens("size 3.5")
 
 
 def test_a_quantity_for_an_amount_asks_no_price() -> None:
