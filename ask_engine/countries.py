@@ -158,6 +158,10 @@ def country_codes_in(text: str, *, query: bool = False) -> tuple[str, ...]:
             continue  # the payment card, no place
         if re.match(r"\s+Post\b", norm[m.end() :]):
             continue  # a national postal carrier ("by Canada Post", "Australia Post", "Swiss Post"), no destination
+        if word.islower() and re.match(
+            r"\s+(?:the|a|an|my|your|our|their|his|her|its|it|them|this|these|those)\b", norm[m.end() :]
+        ):
+            continue  # a verb with its object ("i dont want to polish the holds"), no place
         code = names.get(word.lower())
         if code:
             # "British Columbia" is a province of Canada, not Britain; "New Mexico" a state of the US

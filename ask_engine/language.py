@@ -17,6 +17,7 @@ from typing import Any
 
 from ask_engine.countries import country_aliases, country_codes_in, country_name, group_members, region_named
 from ask_engine.plaintext import fold, normalize, word_set
+from ask_engine.statements import asked_only
 from ask_engine.towns import town_named
 
 __all__ = [
@@ -401,6 +402,7 @@ _OVERVIEW_RE = _cue_re("overview")
 _ELLIPTICAL_RE = _cue_re("elliptical")
 _YES_NO_RE = _cue_re("yes_no")
 _WH_RE = _cue_re("wh")
+_MEASURE_ASKED = re.compile("|".join(f"(?:{p})" for m in _LEXICON["measures"] for p in m["asks"]))  # "how thick"
 _LEAD_FILLER_RE = _cue_re("lead_filler")
 _DURATION_ASK_RE = _cue_re("duration_ask")
 _QUANTITY_ASK_RE = _cue_re("quantity_ask")
@@ -496,6 +498,7 @@ def parse_query(query: str) -> Intent:
         m = pattern.search(lower)
         if m:
             concepts.append((m.start(), concept.name))
+    concepts = asked_only(lower, concepts, _CONCEPT_RE_BY_NAME, (_WH_RE, _YES_NO_RE), _MEASURE_ASKED)
     # "how much does it weigh" asks for weight, not price; "how long does it last" is shelf life, not length
     # "is the inner tube included in the price?" asks what the price covers, not what it is
     price = _reads_price(lower)

@@ -6,7 +6,7 @@ import math
 import re
 import threading
 import unicodedata
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -126,6 +126,7 @@ class TitleMatcher:
                 df[token] = df.get(token, 0) + 1
         self._df = df
         self._by_id = {t.doc_id: t.tokens for t in self._titles}
+        self._kinds = {d.id: frozenset(_tokens(d.product_type or "")) for d in index.documents.values()}
         # A word is distinctive when it names only a handful of the shop's products, and is no word of the shop's own
         # name: that is its trade ("cloth nappies" at "Little Bundle Cloth Co" names no "Cloth Nappy Starter Bundle")
         self._distinctive_df = max(2, math.ceil(0.05 * len(self._titles)))
@@ -190,9 +191,14 @@ class TitleMatcher:
         for _, matched, cover in found:
             best_cover[matched] = max(best_cover.get(matched, 0.0), cover)
         all_sets = list(best_cover)
+        # words several titles share, none of them whole, that are all words of their kind name the kind and not
+        # one of them ("how much to resole a pair of climbing shoes?" at a shop with two, typed Climbing Shoes; not
+        # "the Langdale hiking boots", the men's and the women's)
+        sharing = Counter(matched for _, matched, _ in found)
         kept: list[tuple[str, float, frozenset[str]]] = []
         for doc_id, matched, cover in found:
-            if cover < best_cover[matched]:
+            kind = sharing[matched] > 1 and best_cover[matched] < 1 and matched <= self._kinds.get(doc_id, frozenset())
+            if cover < best_cover[matched] or kind:
                 continue
             if any(matched < other for other in all_sets):
                 continue

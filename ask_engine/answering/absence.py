@@ -19,6 +19,7 @@ from ask_engine.answering.sentences import _heading_words
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import (
     Intent,
+    content_stem_sequence,
     content_stems,
     country_codes_in,
     folded_phrases,
@@ -85,12 +86,22 @@ _LIGHT_VERB_STEMS = word_stems("light_verbs")
 _PLACE_PREPOSITIONS = word_list("place_prepositions")
 
 
-def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) -> str | None:
+def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str], best: Sequence[_Unit] = ()) -> str | None:
     """The question's most specific word that the evidence uses at all: the word found in the fewest sentences
     (never a name, a number, a word naming the product in view, nor one asking for a kind of figure: "how long do I
     have to report damage?" insists on "report", not on "long"; nor the condition goods are in or that they were
     bought: "can I return an unopened thermostat I bought last week?" insists on neither "unopened" nor "bought")."""
     names, aged = _query_names(intent.text), _aged(intent)
+    # nor the rest of a word written with hyphens whose first part the `best` lines say: "first-time customers"
+    # insists on no "time" beside "your first order" ("free next-day delivery" still insists on "next")
+    said = frozenset().union(*map(_said_by, best))
+    joined = frozenset().union(
+        *(
+            frozenset(p[1:])
+            for w in re.findall(r"\w+(?:-\w+)+", intent.text)
+            if (p := content_stem_sequence(w.replace("-", " "))) and p[0] in said
+        )
+    )
     counts: dict[str, int] = {}
     for u in units:
         words = _said_by(u)
@@ -99,6 +110,7 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
             - ignore
             - names
             - aged
+            - joined
             - _GENERIC_QUERY_STEMS
             - framing_stems(intent.text)
             - _VAGUE_STEMS
@@ -106,7 +118,8 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str]) ->
             - _conditions(intent)
             - _set_aside(intent)  # "… instead of my home address?" insists on no "home"
         ):
-            if w in words and not w.isdigit() and not _DENIAL.fullmatch(w):  # "not royal mail": "not" is no topic
+            # ("not royal mail": "not" is no topic, nor is a particle: "opened and set up" insists on no "up")
+            if w in words and not w.isdigit() and not _DENIAL.fullmatch(w) and len(w) > 2:
                 counts[w] = counts.get(w, 0) + 1
     if len(counts) < 2:
         return None  # one shared word is the whole overlap; nothing more specific to insist on

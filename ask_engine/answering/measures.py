@@ -134,9 +134,10 @@ def value_pattern(value: str) -> str:
 
 def written_forms(value: str, text: str) -> list[str]:
     """How `text` may write the value: its figure and unit run together or apart ("15mm", "15 mm"), and the spans of
-    `text` stating its measure in another unit ("16 inch" for '16"')."""
+    `text` stating one of its measures in another unit ("16 inch" for '16"', "12 inch" for '305mm (12")')."""
     forms = [re.sub(r"(?<=\d)\s+(?=[a-z])", "", value, flags=re.I), re.sub(r"(?<=\d)(?=[a-z])", " ", value, flags=re.I)]
-    own = measure(value)
-    if own is not None:
-        forms += [m.group(0) for m in _FIGURE.finditer(text) if measures_in(m.group(0)) == [own]]
+    own = measures_in(value)
+    forms += [
+        m.group(0) for m in _FIGURE.finditer(text) if len(said := measures_in(m.group(0))) == 1 and said[0] in own
+    ]
     return forms

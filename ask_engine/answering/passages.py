@@ -316,7 +316,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         return None
     # (a word of the shop's own name is its trade, no topic of one question: "swim" in "discount for a school swim team
     # order?" at a shop named for swimwear)
-    key = _key_word(units, intent, ignore=in_view | content_stems(task.shop_name))
+    key = _key_word(units, intent, ignore=in_view | content_stems(task.shop_name), best=ranked[:3])
     town = key is not None and any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
     headed = _heading_names(names, units)
     if (

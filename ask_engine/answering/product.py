@@ -145,11 +145,12 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # value (and is in stock), from the variants, not the description line that lists the options
         intent = work.intent = replace(intent, options=True)
     elif intent.options and (
-        (intent.yes_no and _asks_for_other_thing(intent, doc)) or phrased_option_words(intent, doc)
+        (other := intent.yes_no and _asks_for_other_thing(intent, doc)) or phrased_option_words(intent, doc)
     ):
         # "does the whisky come in a gift tube?" names neither an option nor one of its values, "flavor oils" no
-        # flavors: the description may say ("70cl comes in a gift tube"), and the list of values would answer nothing
-        intent = work.intent = replace(intent, options=False)
+        # flavors: the description may say ("70cl comes in a gift tube"), and the list of values would answer nothing;
+        # "is the pattern available in German?" asks no stock either
+        intent = work.intent = replace(intent, options=False, stock=intent.stock and not other)
     # "do u have it in clay size 0000?" asks whether that variant is had, which its size chart row does not say
     having = intent.yes_no and not intent.price and _asks_for_value(intent, doc)
     guide = None
@@ -300,8 +301,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         # lexicon's bar and naming what is asked, ranks above "Blade diameter: 165 mm" and answers in its place
         facts = [] if _tied_lines(work, doc, ranked) else facts
     # "how many milligrams of caffeine are in a cup?" asks for a figure; "Caffeine level: High" states none: it is
-    # the nearest recorded fact, not the answer
-    # ("how long is the hair?" and "Hair type: long" answer in the question's own word)
+    # the nearest recorded fact, not the answer ("how long is the hair?" and "Hair type: long" answer in its own word)
     kinds = asked_measures(intent.text)
     # "what's the rear facing height limit?" asks for a length; "Rear-facing 5–40 lb." states a weight and nothing
     # else: the nearest line, not the answer (one stating two kinds may answer in either: "how fast does it boil?"

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.work import _is_untrusted, _Work
 from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
@@ -133,14 +134,21 @@ def _question_parts(
             # named it), no question of its own
             dropped = True
             continue
-        elif joined and _ASKER_FIGURES.match(part) and re.search(r"\d", part):
-            # "what length paddle? im 178cm and my kayak is 61cm wide": the asker's figures, for the question before
+        elif joined and _ASKER_FIGURES.match(part) and (re.search(r"\d", part) or _asks_own(joined[-1])):
+            # "what length paddle? im 178cm and my kayak is 61cm wide": the asker's figures, for the question before;
+            # "are the bellows real leather? I'm vegan": the asker's situation, no second question
             joined[-1] = f"{joined[-1].rstrip(' ?')}? {part}"
         else:
             joined.append(part)
     if len(joined) <= 1:
         return joined if dropped else [query]
     return joined[:3]
+
+
+def _asks_own(part: str) -> bool:
+    """`part` asks for an attribute or a kind of figure of its own ("are the bellows real leather?")."""
+    intent = parse_query(part)
+    return bool(intent.concepts or asked_measures(part))
 
 
 def names_in_view(word: str | None, targets: Sequence[Document]) -> bool:

@@ -8,14 +8,22 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from ask_engine.answering.addressing import asked_measures
+from ask_engine.answering.addressing import asked_figures
 from ask_engine.answering.addressing import measures as asked_kinds
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _query_names
 from ask_engine.answering.units import _LIST_ITEM_CHARS
 from ask_engine.answering.work import _NUMBER, MAX_CHARS, _Answer, _is_untrusted, _plain, _Unit, _Work
 from ask_engine.chunking import quotable_lines
 from ask_engine.faithfulness import split_sentences
-from ask_engine.language import ARRIVED_DAMAGED_RE, Intent, content_stems, country_aliases, text_cue, word_list
+from ask_engine.language import (
+    ARRIVED_DAMAGED_RE,
+    Intent,
+    content_stems,
+    country_aliases,
+    lexicon_section,
+    text_cue,
+    word_list,
+)
 from ask_engine.spelling import english_word
 from ask_engine.towns import is_town
 from ask_engine.types import Document, Evidence, Task
@@ -33,6 +41,11 @@ _CLOCK = text_cue("clock", re.I)
 _MODAL = text_cue("modal", re.I)
 _NEGATION = text_cue("negation", re.I)
 _FUNCTION_WORDS = word_list("function_words")
+_STATED_FIGURES = frozenset({"phone number", "how often"})  # kinds of figure a line naming, stating none, does not
+_WEEKDAYS: dict[str, int] = lexicon_section("weekdays").get("full", {})
+_ANY_DAY = "|".join(sorted(_WEEKDAYS | lexicon_section("weekdays").get("short", {}), key=len, reverse=True))
+_FULL_DAY = re.compile(rf"\b(?:{'|'.join(sorted(_WEEKDAYS, key=len, reverse=True))})\b", re.I)
+_DAY_RANGE = re.compile(rf"\b({_ANY_DAY})\.?\s*(?:-|–|—|to|through|thru|until|till)\s*({_ANY_DAY})\b", re.I)
 
 
 def _units(task: Task) -> list[_Unit]:
@@ -189,7 +202,7 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     # section's parking is no answer about Keswick.
     heading_names = _heading_names(names | _written_as_names(intent.text, units), units)
     # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
-    asked = asked_measures(intent.text)
+    asked, asked_days = asked_figures(intent.text), _days(intent.text)
     damaged = bool(ARRIVED_DAMAGED_RE.search(intent.lower)) and any(says_damaged(u) for u in units)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
         context_words = _heading_words(u)
@@ -213,13 +226,21 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
             bonus += 0.12 if _DURATION.search(u.text) and _MODAL.search(u.text) else 0.06
         if intent.asks_time and _CLOCK.search(u.text):
             bonus += 0.08
+            if asked_days and (said_days := _days(u.text)):
+                # "what time do you open on saturday?": not the Friday restock at 8pm, but "Saturday: 10:00 - 16:00"
+                bonus += 0.08 if asked_days & said_days else -0.08
         elif intent.asks_time and not intent.asks_duration:
             # "what's the cut-off time?" is not answered by "3-6 working days after dispatch", nor by "Orders after
             # cut-off ship the next business day", which states no time
             bonus -= 0.08
         for m in asked:
-            if m.name == "place":  # "where is …?" is answered by a place, and not by a sentence that names none
-                bonus += 0.08 if m.states.search(u.text) or m.states.search(u.context) else -0.08
+            # "where is …?" is answered by a place, and not by a sentence that names none; "phone number?" not by a
+            # line asking for one ("put a note in the box with your name, phone number, email")
+            stated = bool(m.states.search(u.text) or m.states.search(u.context))
+            if m.name == "place":
+                bonus += 0.08 if stated else -0.08
+            elif m.name in _STATED_FIGURES and not stated and m.asks.search(u.text.lower()):
+                bonus -= 0.08  # it asks for one itself
         if intent.asks_duration and _DURATION.search(u.text):
             bonus += 0.08
         elif intent.asks_quantity and _NUMBER.search(u.text):
@@ -239,6 +260,16 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
         u.context_semantic = float(context_sims[u.context])
         u.lexical = lexical
         u.score = 0.45 * float(sim) + 0.27 * float(context_sims[u.context]) + 0.28 * lexical + bonus
+
+
+def _days(text: str) -> frozenset[int]:
+    """The days of the week a line names, a range with the days between ("Tuesday to Thursday", "Mon-Sat")."""
+    days = {_WEEKDAYS[m.group(0).lower()] for m in _FULL_DAY.finditer(text)}
+    number = _WEEKDAYS | lexicon_section("weekdays").get("short", {})
+    for m in _DAY_RANGE.finditer(text):
+        first, last = number[m.group(1).lower()], number[m.group(2).lower()]
+        days |= {(first + i) % 7 for i in range((last - first) % 7 + 1)}
+    return frozenset(days)
 
 
 def _country_stems(codes: Iterable[str]) -> frozenset[str]:
