@@ -118,7 +118,8 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str], be
             - _conditions(intent)
             - _set_aside(intent)  # "… instead of my home address?" insists on no "home"
         ):
-            # ("not royal mail": "not" is no topic, nor is a particle: "opened and set up" insists on no "up")
+            # ("not royal mail": "not" is no topic, nor is a word of two letters, a particle: "opened and set up"
+            # insists on no "up")
             if w in words and not w.isdigit() and not _DENIAL.fullmatch(w) and len(w) > 2:
                 counts[w] = counts.get(w, 0) + 1
     if len(counts) < 2:

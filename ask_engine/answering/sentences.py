@@ -43,7 +43,8 @@ _NEGATION = text_cue("negation", re.I)
 _FUNCTION_WORDS = word_list("function_words")
 _STATED_FIGURES = frozenset({"phone number", "how often"})  # kinds of figure a line naming, stating none, does not
 _WEEKDAYS: dict[str, int] = lexicon_section("weekdays").get("full", {})
-_ANY_DAY = "|".join(sorted(_WEEKDAYS | lexicon_section("weekdays").get("short", {}), key=len, reverse=True))
+_DAY_NUMBERS: dict[str, int] = _WEEKDAYS | lexicon_section("weekdays").get("short", {})  # "sat" too, in a range
+_ANY_DAY = "|".join(sorted(_DAY_NUMBERS, key=len, reverse=True))
 _FULL_DAY = re.compile(rf"\b(?:{'|'.join(sorted(_WEEKDAYS, key=len, reverse=True))})\b", re.I)
 _DAY_RANGE = re.compile(rf"\b({_ANY_DAY})\.?\s*(?:-|–|—|to|through|thru|until|till)\s*({_ANY_DAY})\b", re.I)
 
@@ -265,9 +266,8 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
 def _days(text: str) -> frozenset[int]:
     """The days of the week a line names, a range with the days between ("Tuesday to Thursday", "Mon-Sat")."""
     days = {_WEEKDAYS[m.group(0).lower()] for m in _FULL_DAY.finditer(text)}
-    number = _WEEKDAYS | lexicon_section("weekdays").get("short", {})
     for m in _DAY_RANGE.finditer(text):
-        first, last = number[m.group(1).lower()], number[m.group(2).lower()]
+        first, last = _DAY_NUMBERS[m.group(1).lower()], _DAY_NUMBERS[m.group(2).lower()]
         days |= {(first + i) % 7 for i in range((last - first) % 7 + 1)}
     return frozenset(days)
 
