@@ -202,8 +202,10 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     # A name the question gives that some headings carry ("Keswick") picks those sections: the Fort William
     # section's parking is no answer about Keswick.
     heading_names = _heading_names(names | _written_as_names(intent.text, units), units)
-    # the kind of figure or place the question asks for ("where is your workshop?": an address), from the lexicon
-    asked, asked_days = asked_figures(intent.text), _days(intent.text)
+    # the kinds of figure or place the question asks for that a line must state, not name ("where is your workshop?":
+    # an address; "phone number?"), from the lexicon
+    asked = [m for m in asked_figures(intent.text) if m.name == "place" or m.name in _STATED_FIGURES]
+    asked_days = _days(intent.text)
     damaged = bool(ARRIVED_DAMAGED_RE.search(intent.lower)) and any(says_damaged(u) for u in units)
     for u, sim, words in zip(units, unit_sims, unit_words, strict=True):
         context_words = _heading_words(u)
