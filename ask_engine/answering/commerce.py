@@ -407,13 +407,37 @@ _COMES_IN = text_cue("comes_in", re.IGNORECASE)
 
 def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
     """A yes/no "does it come in …?" naming no option, no option value, colour, size or figure, but words of its
-    own beyond the product's name and the lexicon's `having_words` ("a gift tube")."""
-    if not _COMES_IN.search(intent.lower):
+    own beyond the product's name and the lexicon's `having_words` ("a gift tube"); or a "can I buy / get …?" asking
+    no stock in other words, whose object is such words ("a replacement handle", "it without the turps smell")."""
+    if (bought := _bought(intent)) is not None:
+        return not (intent.options or intent.colours) and bool(_unnamed_stems(bought, doc))
+    if not (intent.yes_no and _COMES_IN.search(intent.lower)):
         return False  # "does it come with the stick?" asks what is included, answered as before
     if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
         return False
     chosen, missing = _match_options(intent, _options(doc), doc.title)
     return not chosen and not missing and not _asks_only_having(intent, doc, {})
+
+
+_BUYING, _PURPOSE = text_cue("buying_frame"), text_cue("buying_purpose")
+
+
+def _bought(intent: Intent) -> str | None:
+    """What a question asking stock only by "can I buy / get …" asks for ("can I buy a replacement handle if one
+    splits?": "a replacement handle"), up to a purpose ("… for my son") or the end of its clause; None for any other
+    question ("can I still buy the 42 mm, is it in stock?" asks the stock in words of its own)."""
+    frame = _BUYING.search(intent.lower)
+    if frame is None or parse_query(_BUYING.sub(" ", intent.lower)).stock:
+        return None
+    rest = intent.lower[frame.end() :]
+    end = _PURPOSE.search(rest)
+    return rest[: end.start()] if end else rest
+
+
+def _unnamed_stems(text: str, doc: Document) -> frozenset[str]:
+    """Content stems of `text` beyond the product's name, its option values and the lexicon's `having_words`."""
+    values = " ".join(v for _, vs in _options(doc) for v in vs)
+    return content_stems(text) - _product_words(doc) - content_stems(values) - word_stems("having_words")
 
 
 def differences(work: _Work, doc: Document) -> _Answer | None:

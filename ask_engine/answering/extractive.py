@@ -51,7 +51,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ask_engine.answering.catalogue import _catalogue, _not_offered
-from ask_engine.answering.options import _match_options, _options
+from ask_engine.answering.options import _match_options, _options, with_extreme_size
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
 from ask_engine.answering.query import (
@@ -292,6 +292,10 @@ class ExtractiveGenerator:
             task=task, intent=intent, embedder=self.embedder, cache=self._vectors, guarded=guarded, asked=intent.stems
         )
         targets = _targets(work, carried)
+        if len(targets) == 1 and not intent.policy and (sized := with_extreme_size(question, targets[0])) is not None:
+            # "the large one" of sizes written as measures: read as naming the largest ("the large (65 x 90 cm) one"),
+            # but for delivery or returns, where a size named may be another's rule ("ship the big one to a PO box?")
+            return self._answer(task, sized, guarded=guarded, places=places, town=town, carried=targets)
         if not targets and carried and _asks_of_product(intent):
             targets = list(carried)
         if places and not intent.shipping and ((intent.price and not targets) or intent.asks_duration):

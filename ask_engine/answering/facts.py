@@ -563,8 +563,12 @@ def _predicate(intent: Intent, doc: Document, md: bool = False) -> str | None:
         concept = CONCEPTS_BY_NAME[name]
         # "is it waterproof?" asks for the adjective; "what's the waterproof rating?" asks for a value
         if intent.yes_no and concept.adjective and intent.wh in (None, "which"):
-            # the shopper's own words ("dishwasher safe") over the concept's fixed adjective ("washable")
-            return f"whether {subject} {be} {_asked_adjective(intent, doc) or concept.adjective}"
+            # the shopper's own words ("dishwasher safe") over the concept's fixed adjective ("washable"), which
+            # stands only for a question saying it or asking what it is ("can I freeze it?" is not "warm": its phrase)
+            said = _asked_adjective(intent, doc) or concept.adjective
+            if not (content_stems(said) & intent.stems or re.match(r"(?:is|are)\s", intent.lower)):
+                return _asked_phrase(intent, doc, subject, be, plural)
+            return f"whether {subject} {be} {said}"
         if concept.noun.startswith("whether "):
             return f"whether {subject} {be} {concept.noun.split(' is ', 1)[-1]}"
         if intent.yes_no and not concept.adjective and intent.wh is None:

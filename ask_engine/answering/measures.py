@@ -19,7 +19,7 @@ __all__ = [
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = (
-    r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l|months?|mos?|weeks?|wks?|years?|yrs?)"
+    r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l|months?|mos?|weeks?|wks?|years?|yrs?|hh)"
     r"(?![a-z])"
 )
 _RANGE = re.compile(_NUMBER + r"\s*(?:-|–|to)\s*" + _NUMBER + _UNIT, re.IGNORECASE)
@@ -33,6 +33,7 @@ _UNIT_NAMES |= {"lbs": "lb", "pound": "lb", "pounds": "lb"}
 # an age or a period ("a 3 month old kitten", "2–4 months"), in months
 _UNIT_NAMES |= {"months": "month", "mo": "month", "mos": "month", "weeks": "week", "wk": "week", "wks": "week"}
 _UNIT_NAMES |= {"years": "year", "yr": "year", "yrs": "year"}
+# (a horse's height in hands, "15.3hh": hands and inches after the point, so compared only with other hands)
 
 
 # each unit as a multiple of its kind's base unit (cm, kg, ml), so "30 lb" is read against "9-20 kg"
@@ -105,16 +106,22 @@ def ranges_in(text: str) -> tuple[tuple[float, float, str], ...]:
 
 # a table's cell whose header carries the unit ("Chest (cm): 84-92"), its figures bare
 _LABEL_UNIT = re.compile(
-    r"(?P<label>[^:,;()]{1,40}?)\s*\((?P<unit>cm|mm|m|in|inch(?:es)?|ft|kg|g|lbs?|oz|ml|l)\)\s*:\s*"
+    r"(?P<label>[^:,;()]{1,40}?)\s*\((?P<unit>cm|mm|m|in|inch(?:es)?|ft|kg|g|lbs?|oz|ml|l|years|months)\)\s*:\s*"
     r"(?P<value>\d+(?:[.,]\d+)?(?:\s*(?:-|–|to)\s*\d+(?:[.,]\d+)?)?)(?![\d.,]*\d)(?!\s*(?:[a-z]|\"|”|[¼½¾⅓⅔⅛]))",
     re.IGNORECASE,
+)
+# ... and an age column's bare figures, in years ("Age: 7–8")
+_AGE_CELL = re.compile(
+    r"(?P<label>\bages?)\s*:\s*(?P<value>\d{1,2}(?:\s*(?:-|–|to)\s*\d{1,2})?)(?![\d.,]*\d)(?!\s*(?:[a-z+]|(?:-|–|to)\s*\d))",
+    re.I,
 )
 
 
 def with_label_units(text: str) -> str:
     """`text` with a unit its cell's header gives written after the cell's figures: "Chest (cm): 84-92" reads as
     "Chest: 84-92 cm", so the range holds a figure the question gives in cm or inches."""
-    return _LABEL_UNIT.sub(lambda m: f"{m.group('label')}: {m.group('value')} {m.group('unit')}", text)
+    text = _LABEL_UNIT.sub(lambda m: f"{m.group('label')}: {m.group('value')} {m.group('unit')}", text)
+    return _AGE_CELL.sub(lambda m: f"{m.group('label')}: {m.group('value')} years", text)
 
 
 # a value that is one figure and its unit and nothing else ('16"', "15 mm", "1L")

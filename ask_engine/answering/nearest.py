@@ -29,6 +29,7 @@ from ask_engine.faithfulness import split_sentences
 from ask_engine.language import (
     CONCEPTS_BY_NAME,
     PREPOSITIONS,
+    Intent,
     content_stems,
     fact_key_matches,
     mentions_concept,
@@ -154,6 +155,16 @@ def speaks_of_asked(text: str, concepts: Sequence[str]) -> bool:
     type, brand or tags, speaks to it only if it names an attribute the lexicon reads there (`concepts`), if any
     ("does the warranty cover the strap?")."""
     return not concepts or any(mentions_concept(text, c) for c in concepts)
+
+
+def speaks_if_named(unit: Unit, intent: Intent) -> bool:
+    """A unit other than the product's type, brand or tags, or one of those naming an attribute asked, for a question
+    asking for no figure: one naming none answers nothing, nor keeps the next line from answering ("where does this
+    starter come from?" and "Type: Sourdough Starter" before "Our starter has been fed daily in Haarlem since 2011,
+    …"; "how long is the sale on for?" and "Tags: wetsuit, 5mm, …, sale")."""
+    if unit.kind != "identity":
+        return True
+    return speaks_of_asked(unit.text, intent.concepts) and not measured_kinds(intent.text)
 
 
 def denies_asked(work: _Work, doc: Document, text: str) -> bool:

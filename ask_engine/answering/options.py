@@ -339,6 +339,25 @@ def _extreme_size(intent: Intent, values: tuple[str, ...]) -> str | None:
     return values[sizes.index(best)]
 
 
+_THE_SIZE = re.compile(rf"\bthe ({'|'.join(sorted(_SMALLEST | _LARGEST, key=len, reverse=True))})\b")
+
+
+def with_extreme_size(question: str, doc: Document) -> str | None:
+    """ "how many baguettes fit on the large one?" of a product whose sizes are measures ("45 x 70 cm", "65 x 90 cm"):
+    the question with the size its word picks written after the word ("the large (65 x 90 cm) one"), so the lines
+    naming that size answer as they do when the size is named; None where the question names no size so ("the big
+    one", not "is it big enough?"), or names one of the sizes itself."""
+    said = _THE_SIZE.search(question.lower())
+    if said is None:
+        return None
+    for name, values in _options(doc):
+        if _is_size_option(name) and (value := _extreme_size(parse_query(said.group(0)), values)) is not None:
+            if any(re.search(value_pattern(v.lower()), question.lower()) for v in values):
+                return None
+            return f"{question[: said.end()]} ({value}){question[said.end() :]}"
+    return None
+
+
 @lru_cache(maxsize=1)
 def _size_words() -> dict[str, tuple[str, ...]]:
     """Each size's spellings by the way a shop may write it: "XL" gives "extra large", "x-large", …; and "X-Large"

@@ -32,6 +32,7 @@ from ask_engine.answering.rules import (
     _RETURN_STEMS,
     _head_stems,
     _kind_section,
+    done_verbs,
     tagged_rules,
 )
 from ask_engine.answering.sentences import (
@@ -215,7 +216,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # answer) answer, before any using the word as a noun ("Once your return arrives we'll process your refund
         # within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return a
         # leotard?") (the verb of "how long do I have to return it?", or of "returns window")
-        verb = re.escape(next(g for g in deadline.groups() if g))
+        verb = done_verbs(next(g for g in deadline.groups() if g))  # ("send it back" does what "return" asks)
         acted = re.compile("|".join(p.replace("{verb}", verb) for p in _ACTED_ON), re.IGNORECASE)
         kinds = (intent.stems | in_view) & task.kind_words
 
@@ -357,9 +358,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         # naming sofas and its sentence with the collection fee; the policy's general lines would mislead
         return _quoted(rule, targets)
     if specific is not None:
-        # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't
-        # take back", for a bag of beans) is the rule for this product; the general rule, or an FAQ entry about
-        # selling such goods, would mislead.
+        # The same policy's line naming the product's kind ("Coffee beans and other food" under "What we can't take
+        # back", for beans) is the rule for it; the general rule, or an FAQ entry on selling such goods, would mislead
         answer = _Answer()
         if specific.lead is not None:  # the lead-in says what the rule is ("... cannot be returned:")
             lead = f"{specific.lead.lead_in()} "

@@ -53,6 +53,7 @@ from ask_engine.answering.nearest import (
     naming_stems,
     past_named,
     said_outright,
+    speaks_if_named,
     speaks_of_asked,
     value_item,
 )
@@ -144,8 +145,8 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "can I get the kettle in polished steel?", "can I buy it in a 1kg bag?": whether it comes in that option
         # value (and is in stock), from the variants, not the description line that lists the options
         intent = work.intent = replace(intent, options=True)
-    elif intent.options and (
-        (other := intent.yes_no and _asks_for_other_thing(intent, doc)) or phrased_option_words(intent, doc)
+    elif (intent.options or intent.stock) and (
+        (other := _asks_for_other_thing(intent, doc)) or phrased_option_words(intent, doc)
     ):
         # "does the whisky come in a gift tube?" names neither an option nor one of its values, "flavor oils" no
         # flavors: the description may say ("70cl comes in a gift tube"), and the list of values would answer nothing;
@@ -260,7 +261,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
     lengths = asked_lengths(intent.text)  # ("how wide?" and "Height: 25 mm, …": another side)
-    ranked = [(p, u) for p, u in ranked if not other_length(u.label, lengths)]
+    ranked = [(p, u) for p, u in ranked if not other_length(u.label, lengths) and speaks_if_named(u, intent)]
     best = _chosen_units(ranked, intent.text)  # (an option a value of which alone is named says which: "35cm pack")
     named = [u for u in best if names_value_only(intent, doc, u)]
     if not named:  # (nor does an option named as a thing, asked what its values do not say: "does the light base …
@@ -392,8 +393,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if (free := free_of_asked(work, doc, ranked)) is not None:
         _state_units(answer, work, doc, [free])  # "latex allergy … safe?" and "Latex-free."
         return answer
-    # Not recorded: say so, then what is recorded that comes closest.
-    answer.not_recorded = True
+    answer.not_recorded = True  # Not recorded: say so, then what is recorded that comes closest.
     predicate = _predicate(intent, doc) if not siblings else _missing_predicate(missing or "", doc)
     answer.unnamed = not predicate
     answer.gaps += product_gaps(intent, doc)

@@ -47,6 +47,10 @@ def _asked_phrase(intent: Intent, doc: Document, subject: str, be: str, plural: 
         written = text  # a letter whose lower case is longer: the question's own case cannot be kept
     if _COUNTED_NAME.search(text):
         return None  # the name said of more than one ("can I use two gift cards on one order?"), not of the product
+    if re.search(
+        r"\b(?:a|an|the|some|any|my|your|its)\s+(?:\w+\s+)?it\s+(?!(?:is|are|was|will|can|does)\b)[a-z]", text
+    ):
+        return None  # a word of the name qualifying another thing ("a replacement silicone liner"), not the product
 
     def kept(m: re.Match[str], group: int) -> str:
         """A group of a match on the lower-cased question, in the question's own case ("Nunavut")."""

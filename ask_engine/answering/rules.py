@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _kind_stems
 from ask_engine.answering.sentences import _DURATION, PRODUCT_RULE_BONUS, with_lists
 from ask_engine.answering.work import _Unit, _Work
-from ask_engine.language import _PRICE_RE, Intent, content_stems, text_cue, word_stems
+from ask_engine.language import _PRICE_RE, Intent, content_stems, lexicon_section, text_cue, word_stems
 from ask_engine.retrieve import AMOUNT_RE
 from ask_engine.types import Document
 
@@ -159,3 +159,12 @@ def tagged_rules(units: Sequence[_Unit], targets: Sequence[Document]) -> None:
     for u in units:
         if u.evidence.passage.kind != "product" and any(s <= content_stems(u.text) for s in tags):
             u.score += PRODUCT_RULE_BONUS
+
+
+_ALIKE: dict[str, list[str]] = lexicon_section("verbs_alike")
+
+
+def done_verbs(verb: str) -> str:
+    """A pattern for the verb a question asks the time to do ("return"), and the phrasings a policy uses for it
+    ("send it back": lexicon `verbs_alike`)."""
+    return "(?:" + "|".join([re.escape(verb), *_ALIKE.get(verb.lower(), [])]) + ")"

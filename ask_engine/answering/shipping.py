@@ -238,6 +238,8 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if asks_cost and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
+            # ... and asked of no goods, a line of some kind's own ("The 25 kg flour sack … for €19.50") after the rest
+            u.score -= PRODUCT_RULE_BONUS if not (kinds or targets) and content_stems(u.text) & task.kind_words else 0
             # "Orders to Canada may be charged duties" under "USA and Canada" is Canada's line, not the USA's
             u.score -= OTHER_PLACE_PENALTY if names_only_others(u.text, code) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone

@@ -143,8 +143,9 @@ def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int 
         named = bool(heading) and bool(title) and (title <= heading or (len(heading) >= 2 and heading <= title))
         lines = [line.strip() for line in passage.text.split("\n")[1:] if line.strip()]
         # ... or, where no section is, by its kind ("Hoods & gloves" for a hood whose product type is "Hoods & Gloves",
-        # "Men's wetsuits (Reefline & Bare)" for a suit of type "Wetsuits"; not another pair of gloves' own table)
-        if not named and kind and kind <= heading:
+        # "Men's wetsuits (Reefline & Bare)" for a suit of type "Wetsuits"; not another pair of gloves' own table), or
+        # by words its kind and its name both say ("Rugs" for the "Burren Turnout Rug" of type "Turnout Rugs")
+        if not named and kind and (kind <= heading or (bool(heading) and heading <= kind & title)):
             kinds += [(line, "", line, ev.number) for line in lines]
             continue
         # ... or a section of a guide whose own title names the product's kind in two words or more ("Bee Suit Size
@@ -223,10 +224,12 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
     if not sizes:
         return None
     about_size = bool(_ASKS_SIZE.search(intent.lower)) or "fit" in intent.concepts
-    named = _named_sizes(intent.text, sizes[0])
+    # (of two size options, the one the guide has entries for: "Size", not the "Fit: Men's, Women's" before it)
+    values = next((v for v in sizes if len(sizes) > 1 and _entries(doc, v, work.task)), sizes[0])
+    named = _named_sizes(intent.text, values)
     if not (about_size or named):
         return None
-    entries = _entries(doc, sizes[0], work.task)
+    entries = _entries(doc, values, work.task)
     if not about_size:
         # "what's the weight limit of the XL?": a size named, and a fact by size whose label the question names
         entries = [e for e in entries if e.label and content_stems(e.label) & intent.stems]
