@@ -18,6 +18,7 @@ __all__ = [
 ]
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
+# (a horse's height in hands, "15.3hh", is hands and inches after the point: its own unit, compared only with hands)
 _UNIT = (
     r"\s*(cm|mm|m|in|inch(?:es)?|\"|”|ft|kg|kgs|kilos?|g|lbs?|pounds?|oz|ml|l|months?|mos?|weeks?|wks?|years?|yrs?|hh)"
     r"(?![a-z])"
@@ -33,7 +34,6 @@ _UNIT_NAMES |= {"lbs": "lb", "pound": "lb", "pounds": "lb"}
 # an age or a period ("a 3 month old kitten", "2–4 months"), in months
 _UNIT_NAMES |= {"months": "month", "mo": "month", "mos": "month", "weeks": "week", "wk": "week", "wks": "week"}
 _UNIT_NAMES |= {"years": "year", "yr": "year", "yrs": "year"}
-# (a horse's height in hands, "15.3hh": hands and inches after the point, so compared only with other hands)
 
 
 # each unit as a multiple of its kind's base unit (cm, kg, ml), so "30 lb" is read against "9-20 kg"

@@ -225,11 +225,12 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
         return None
     about_size = bool(_ASKS_SIZE.search(intent.lower)) or "fit" in intent.concepts
     # (of two size options, the one the guide has entries for: "Size", not the "Fit: Men's, Women's" before it)
-    values = next((v for v in sizes if len(sizes) > 1 and _entries(doc, v, work.task)), sizes[0])
+    found = ((v, _entries(doc, v, work.task)) for v in sizes)
+    values, entries = next(((v, e) for v, e in found if e), (sizes[0], [])) if len(sizes) > 1 else (sizes[0], None)
     named = _named_sizes(intent.text, values)
     if not (about_size or named):
         return None
-    entries = _entries(doc, values, work.task)
+    entries = _entries(doc, values, work.task) if entries is None else entries
     if not about_size:
         # "what's the weight limit of the XL?": a size named, and a fact by size whose label the question names
         entries = [e for e in entries if e.label and content_stems(e.label) & intent.stems]
