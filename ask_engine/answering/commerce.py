@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from itertools import pairwise
 
 from ask_engine.answering.facts import _fact_sentence, _is_plural_title, _plural_label, _price_phrase
@@ -410,7 +411,9 @@ def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
     own beyond the product's name and the lexicon's `having_words` ("a gift tube"); or a "can I buy / get …?" asking
     no stock in other words, whose object is such words ("a replacement handle", "it without the turps smell")."""
     if (bought := _bought(intent)) is not None:
-        return not (intent.options or intent.colours) and bool(_unnamed_stems(bought, doc))
+        asked = replace(intent, text=bought, lower=bought, stems=content_stems(bought))
+        values = {name: list(vs) for name, vs in _options(doc)}
+        return not (intent.options or intent.colours) and not _asks_only_having(asked, doc, values)
     if not (intent.yes_no and _COMES_IN.search(intent.lower)):
         return False  # "does it come with the stick?" asks what is included, answered as before
     if intent.colours or intent.numbers or _named_option(intent, doc) or _OPTION_WORD.search(intent.lower):
@@ -432,12 +435,6 @@ def _bought(intent: Intent) -> str | None:
     rest = intent.lower[frame.end() :]
     end = _PURPOSE.search(rest)
     return rest[: end.start()] if end else rest
-
-
-def _unnamed_stems(text: str, doc: Document) -> frozenset[str]:
-    """Content stems of `text` beyond the product's name, its option values and the lexicon's `having_words`."""
-    values = " ".join(v for _, vs in _options(doc) for v in vs)
-    return content_stems(text) - _product_words(doc) - content_stems(values) - word_stems("having_words")
 
 
 def differences(work: _Work, doc: Document) -> _Answer | None:
