@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ask_engine.language import OWNED_AGE_RE, value_words
+from ask_engine.language import OWNED_AGE_RE, text_cue, value_words
 from ask_engine.plaintext import fold
 from ask_engine.sources import alias_key
 from ask_engine.spelling import english_word
@@ -227,6 +227,9 @@ def title_matcher(index: ShopIndex) -> TitleMatcher:
     return matcher
 
 
+_PAID_WITH = text_cue("paid_with", re.IGNORECASE)
+
+
 def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = ()) -> list[str]:
     """Product document ids the query names by title, best match first (ties broken by BM25).
 
@@ -236,6 +239,8 @@ def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = (
     matcher = title_matcher(index)
     # "can my 17 year old son sign for it?" names a person by age, not the "12 Year Old" whisky
     query = OWNED_AGE_RE.sub(" ", query)
+    # "I paid with a gift card, can I return the gloves?": what the asker paid with is no product asked about
+    query = _PAID_WITH.sub(" ", query)
     if named:
         # with the product fixed by id, "will this cable work with my iPhone 15?" names the buyer's own phone, not
         # the shop's iPhone 15 case

@@ -35,7 +35,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "refund_policy",
         re.compile(
             r"\b(?:returns?|returning|returnable|refunds?|refunded|refundable|exchanges?|exchanging|"
-            r"send\s+(?:it|them|this|these)\s+back|money\s+back|store\s+credit|"
+            r"(?:send(?:ing)?|post(?:ing)?|mail(?:ing)?|ship(?:ping)?)\s+(?:[\w'-]+\s+){0,3}?back|money\s+back|store\s+credit|"
             r"swap(?:s|ped|ping)?\s+(?:it|them|this|these|that|one|mine|for))\b",
             re.IGNORECASE,
         ),

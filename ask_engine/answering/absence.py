@@ -15,7 +15,7 @@ import numpy as np
 from ask_engine.answering.addressing import framing_stems
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_names
 from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
-from ask_engine.answering.sentences import _heading_words
+from ask_engine.answering.sentences import _days, _heading_names, _heading_words
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import (
     Intent,
@@ -23,10 +23,12 @@ from ask_engine.language import (
     content_stems,
     country_codes_in,
     folded_phrases,
+    stem,
     text_cue,
     word_list,
     word_stems,
 )
+from ask_engine.towns import is_town
 from ask_engine.types import Task
 
 # A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
@@ -54,6 +56,10 @@ def _names_other_product(text: str, own_words: set[str], catalogue: frozenset[st
     return False
 
 
+_OPEN = content_stems("open")
+_HOURS = re.compile(r"\d|\bclosed\b", re.IGNORECASE)  # a day's hours, or that it is closed
+
+
 def _said_by(u: _Unit) -> frozenset[str]:
     """The words a unit says, as written and in the words a question's everyday phrasings fold to ("we can't take back"
     says "return"), with its list's lead-in's ("Bikini bottoms with the liner removed" under "we can't take back:"),
@@ -61,8 +67,9 @@ def _said_by(u: _Unit) -> frozenset[str]:
     of a store)."""
     lead = _folded_stems(u.lead.text) if u.lead is not None else frozenset()
     # (a heading folds as the question does: an FAQ entry "When is the Ski Swap?" speaks of the swap "is there a ski
-    # swap this year?" reads as an exchange)
-    return _folded_stems(u.text) | lead | _heading_words(u) | _folded_stems(u.context)
+    # swap this year?" reads as an exchange; a line of hours says when the shop is open: "Monday: closed")
+    hours = _OPEN if _days(u.text) and _HOURS.search(u.text) else frozenset()
+    return _folded_stems(u.text) | lead | _heading_words(u) | _folded_stems(u.context) | hours
 
 
 @lru_cache(maxsize=1 << 14)  # kept by text: the same evidence sentences are read request after request
@@ -124,8 +131,54 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str], be
                 counts[w] = counts.get(w, 0) + 1
     if len(counts) < 2:
         return None  # one shared word is the whole overlap; nothing more specific to insist on
-    rarest = min(counts, key=lambda w: counts[w])
+    # (of words as rare, one the best lines do not say, the strictest reading, then the question's first: a set's order
+    # changes from run to run)
+    first = {w: i for i, w in reversed(list(enumerate(content_stem_sequence(intent.text))))}
+    rarest = min(counts, key=lambda w: (counts[w], w in said, first.get(w, len(first)), w))
     return rarest if counts[rarest] * 4 <= len(units) else None
+
+
+# A sentence ranked this close behind the best that says the question's key word answers before it.
+KEY_WORD_MARGIN = 0.1
+
+
+def insisted_on(work: _Work, units: Sequence[_Unit], ranked: list[_Unit], ignore: frozenset[str]) -> list[_Unit]:
+    """`ranked` as the question's most specific word has it, where the evidence uses the word ("parking") and the
+    best sentence does not: the sentences saying it first if one ranks close behind ("can I collect my order at your
+    shop?": "Choose "Pick up in store" at checkout" under "Click & Collect"), else nothing where none of the best three
+    says it (they are about something else). A sentence that plainly answers (similarity 0.6) is not second-guessed."""
+    intent, best = work.intent, ranked[0]
+    key = _key_word(units, intent, ignore=ignore, best=ranked[:3])
+    if key is None or best.semantic >= 0.6:
+        return ranked
+    town = any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
+    headed = _heading_names(_query_names(intent.text) - content_stems(work.task.shop_name), units)
+
+    def says(u: _Unit) -> bool:
+        # said by the sentence, or a town its page names ("your Falmouth shop" and the studio page's "we don't do eye
+        # tests", whose address names Falmouth); not the parking of another place's section; an FAQ entry is no
+        # place's section ("Can I pay in instalments?" for "Klarna instalments from Switzerland?" where a shipping
+        # section is headed Switzerland)
+        placed = not headed or headed & content_stems(u.context) or u.evidence.passage.kind == "faq"
+        return bool(placed) and (key in _said_by(u) or (town and key in _page_names(u)))
+
+    if says(best):
+        return ranked
+    # the next sentences saying it come first where one ranks close behind: of the best three, or below them if
+    # closer in meaning than the best, which ranks above it only by words ("Choose "Pick up in store"" for "can I
+    # collect …?"; not "a soft presentation" for "do you stock softbaits?")
+    first = [
+        u
+        for i, u in enumerate(ranked[1:8], 1)
+        if says(u) and u.score >= best.score - KEY_WORD_MARGIN and (i < 3 or u.semantic >= best.semantic)
+    ]
+    if first:
+        work.notes.append(f"the best sentence does not mention {key!r}; those close below that do come first")
+        return first + [u for u in ranked if u not in first]
+    if any(says(u) for u in ranked[1:3]):
+        return ranked
+    work.notes.append(f"the best sentences do not mention {key!r}")
+    return []
 
 
 def _aged(intent: Intent) -> frozenset[str]:

@@ -10,12 +10,10 @@ from ask_engine.answering.absence import (
     _absent_compounds,
     _absent_names,
     _apart,
-    _key_word,
     _names_other_product,
-    _page_names,
-    _said_by,
     _unnamed_kind,
     _unsaid,
+    insisted_on,
 )
 from ask_engine.answering.gaps import shop_gap
 from ask_engine.answering.query import (
@@ -41,7 +39,6 @@ from ask_engine.answering.sentences import (
     PRODUCT_RULE_BONUS,
     _bare_item,
     _fits,
-    _heading_names,
     _heading_words,
     _looks_like_item,
     _near_duplicate,
@@ -60,12 +57,10 @@ from ask_engine.language import (
     folded_phrases,
     join_and,
     lexicon_section,
-    stem,
     text_cue,
 )
 from ask_engine.phrases import phrase
 from ask_engine.retrieve import AMOUNT_RE, COST_RE
-from ask_engine.towns import is_town
 from ask_engine.types import Document
 
 # Relevance floor for quoting a sentence: below it the question is off-topic for this shop (on the calibration set
@@ -316,27 +311,14 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         work.notes.append(f"no evidence uses {', '.join(unsaid)}")
         return None
     # (a word of the shop's own name is its trade, no topic of one question: "swim" in "discount for a school swim team
-    # order?" at a shop named for swimwear)
-    key = _key_word(units, intent, ignore=in_view | content_stems(task.shop_name), best=ranked[:3])
-    town = key is not None and any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
-    headed = _heading_names(names, units)
-    if (
-        key
-        and specific is None
-        and best.semantic < 0.6
-        and not any(
-            # said by the sentence, or a town its page names ("your Falmouth shop" and the studio page's "we don't
-            # do eye tests", whose address names Falmouth)
-            key in _said_by(u) or (town and key in _page_names(u))
-            for u in ranked[:3]
-            # not the parking of another place's section; an FAQ entry is no place's section ("Can I pay in
-            # instalments?" for "Klarna instalments from Switzerland?" where a shipping section is headed Switzerland)
-            if not headed or headed & content_stems(u.context) or u.evidence.passage.kind == "faq"
-        )
-    ):
-        # the question's most specific word ("parking") is in the evidence, but not where the best sentences are
-        work.notes.append(f"the best sentences do not mention {key!r}")
+    # order?" at a shop named for swimwear; nor, asked of a policy with no product in view, a word of the goods it
+    # sells: "how many days do I have to return shoes?" at a shoe shop, whose policy speaks of items)
+    sold = task.catalogue_words if intent.policy and not targets else frozenset()
+    trade = in_view | content_stems(task.shop_name) | sold
+    ranked = ranked if specific is not None else insisted_on(work, units, ranked, ignore=trade)
+    if not ranked:
         return None
+    best = ranked[0]
     # (an FAQ entry whose question reads as this one answers however few of its words it shares: "Do gift cards
     # expire?" for "do gift vouchers expire?")
     asked_as = best.evidence.passage.kind == "faq" and best.context_semantic >= FAQ_QUESTION_MATCH
@@ -464,9 +446,11 @@ def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) ->
     top = max(faq, key=lambda u: (u.context_semantic, u.score))
     # When the best sentence is itself an FAQ answer, the entry whose QUESTION is clearly closer to the query
     # answers it: "Do you have a physical store?" is "Do you have a shop I can visit?", not the wholesale entry
-    # whose answer happens to say "stores".
+    # whose answer happens to say "stores"; not past a best sentence that plainly answers ("We don't buy, sell or trade
+    # used gear, and we will never sell a used helmet" for "do you sell used helmets", not "Do you do helmet fittings?")
     closer_question = (
         best.evidence.passage.kind == "faq"
+        and best.semantic < 0.6
         and top.evidence.passage.id != best.evidence.passage.id
         and top.context_semantic >= FAQ_QUESTION_CLOSER_FLOOR
         and top.context_semantic >= best.context_semantic + FAQ_QUESTION_MARGIN

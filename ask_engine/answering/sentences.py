@@ -41,6 +41,7 @@ _CLOCK = text_cue("clock", re.I)
 _MODAL = text_cue("modal", re.I)
 _NEGATION = text_cue("negation", re.I)
 _FUNCTION_WORDS = word_list("function_words")
+_SET_ASIDE = text_cue("set_aside", re.I)  # "… instead of my home address?"
 _STATED_FIGURES = frozenset({"phone number", "how often"})  # kinds of figure a line naming, stating none, does not
 _WEEKDAYS: dict[str, int] = lexicon_section("weekdays").get("full", {})
 _DAY_NUMBERS: dict[str, int] = _WEEKDAYS | lexicon_section("weekdays").get("short", {})  # "sat" too, in a range
@@ -172,7 +173,9 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     sims = work.similarity([u.text for u in units] + contexts)
     unit_sims = sims[: len(units)]
     context_sims = dict(zip(contexts, sims[len(units) :], strict=True))
-    wanted = (intent.stems - _GENERIC_QUERY_STEMS - ignore) or intent.stems
+    # (what the question sets aside is no topic: "collect it instead of delivery" is not about delivery)
+    aside = content_stems(" ".join(m.group(1) for m in _SET_ASIDE.finditer(intent.lower)))
+    wanted = (intent.stems - _GENERIC_QUERY_STEMS - ignore - aside) or intent.stems
     if intent.countries and not intent.shipping:
         # "what's the capital of France?" shares a country name with the shipping table, nothing more
         wanted = wanted - _country_stems(intent.countries)
@@ -237,10 +240,11 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
             # cut-off ship the next business day", which states no time
             bonus -= 0.08
         for m in asked:
-            # "where is …?" is answered by a place, and not by a sentence that names none; "phone number?" not by a
-            # line asking for one ("put a note in the box with your name, phone number, email")
+            # "where is …?" is answered by a place, and not by a sentence that names none; "phone number?" by a number,
+            # not "The shop phone is the quickest way to reach us", nor a line asking for one ("put a note in the box
+            # with your name, phone number, email")
             stated = bool(m.states.search(u.text) or m.states.search(u.context))
-            if m.name == "place":
+            if m.name in ("place", "phone number"):
                 bonus += 0.08 if stated else -0.08
             elif m.name in _STATED_FIGURES and not stated and m.asks.search(u.text.lower()):
                 bonus -= 0.08  # it asks for one itself

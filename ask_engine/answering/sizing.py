@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from ask_engine.answering.addressing import asked_measures
 from ask_engine.answering.facts import _fact_sentence, _ranked_units
+from ask_engine.answering.guides import _CELL, _ROW, _claim_line, _guide_sections, converted_row
 from ask_engine.answering.measures import _FIGURE, in_inches, measure, measures_in, with_label_units
 from ask_engine.answering.measures import ranges_in as _ranges
 from ask_engine.answering.options import (
@@ -42,8 +43,6 @@ from ask_engine.types import Document, Task
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
 _T = TypeVar("_T")
-# a table's row as the shop's description gives it: "Dog's weight: 30–40 kg, Grams per day: 380–470 g."
-_ROW = re.compile(r"^[^:,;]{1,40}:\s*[^:;]+?(?:,\s*[^:,;]{1,40}:\s*[^:;]+?)+\.?$")
 
 
 @dataclass(frozen=True)
@@ -124,39 +123,6 @@ def _matching(
             value = next(v for v in values if v.lower() == named.lower())
             out.append(_Entry(value, text.rstrip(". ") + ".", ranges, label, cite))
     return out
-
-
-def _guide_sections(task: Task, doc: Document) -> list[tuple[str, str, str, int | None]]:
-    """The lines of the evidence's page sections headed by the product's name (every word of its title, or of the
-    heading, in the other), or of a page whose title shares two words or more with the product's: a size guide page's
-    table for this product."""
-    title = content_stems(doc.title)
-    kind = content_stems(doc.product_type or "")
-    out: list[tuple[str, str, str, int | None]] = []
-    kinds: list[tuple[str, str, str, int | None]] = []
-    for ev in task.evidence:
-        passage = ev.passage
-        if passage.kind != "page" or " — " not in passage.title:
-            continue
-        page, section = passage.title.split(" — ", 1)
-        heading = content_stems(section)
-        named = bool(heading) and bool(title) and (title <= heading or (len(heading) >= 2 and heading <= title))
-        lines = [line.strip() for line in passage.text.split("\n")[1:] if line.strip()]
-        # ... or, where no section is, by its kind ("Hoods & gloves" for a hood whose product type is "Hoods & Gloves",
-        # "Men's wetsuits (Reefline & Bare)" for a suit of type "Wetsuits"; not another pair of gloves' own table), or
-        # by words its kind and its name both say ("Rugs" for the "Burren Turnout Rug" of type "Turnout Rugs")
-        if not named and kind and (kind <= heading or (bool(heading) and heading <= kind & title)):
-            kinds += [(line, "", line, ev.number) for line in lines]
-            continue
-        # ... or a section of a guide whose own title names the product's kind in two words or more ("Bee Suit Size
-        # Guide" for the "Ventilated Bee Suit"): only its rows starting with one of the product's sizes are read
-        if not named and len(content_stems(page) & title) < 2:
-            continue
-        out += [(line, "", line, ev.number) for line in lines]
-    return out or kinds
-
-
-_CELL = re.compile(r"([^:,;]{1,40}):\s*([^,;]+)")
 
 
 def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float, str], ...]:
@@ -353,19 +319,6 @@ def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
     return None
 
 
-def _claim_line(answer: _Answer, work: _Work, doc: Document, text: str, cite: int | None = None) -> None:
-    """A guide entry or table row quoted after the product's name: "Harness — Size: M, Chest girth: 56–72 cm."."""
-    answer.claim(
-        f"{doc.title} — {_plain(text)}",
-        [cite] if cite is not None else _cites_for(work.task, doc, text),
-        markdown=f"**{doc.title}** — {text}",
-        doc=doc.id,
-    )
-    if cite is not None:
-        # a size guide page's row: the page is linked beside the product
-        answer.use(next(ev.passage.doc_id for ev in work.task.evidence if ev.number == cite))
-
-
 def _table_row(work: _Work, doc: Document) -> _Answer | None:
     """ "My lab is 32 kg, how much of this a day?": the rows of the product's own table with a range holding the
     figure the question gives ("Dog's weight: 30–40 kg, Grams per day: 380–470 g"), the narrowest first; with no such
@@ -435,7 +388,7 @@ SUITED_MARGIN = 0.05  # ... and the lines within this of the best one's answer b
 def chosen_row(work: _Work, doc: Document) -> _Answer | None:
     """The one row of the product's table naming what the question names (`named_row`), else the lines naming the
     option value that suits the asker's situation (`suited`)."""
-    return named_row(work, doc) or suited(work, doc)
+    return converted_row(work, doc) or named_row(work, doc) or suited(work, doc)
 
 
 def suited(work: _Work, doc: Document) -> _Answer | None:

@@ -129,6 +129,8 @@ def _metafields(reader: _Reader) -> list[_Metafield]:
     path, items = reader.items("metafields")
     found = []
     for i, raw in enumerate(items):
+        if raw is None:  # the Storefront API's metafields(identifiers: …) lists null for each one not set
+            continue
         mf = _Reader(reader.file, f"{path}[{i}]", raw)
         namespace = mf.text("namespace", required=True) or ""
         key = mf.text("key", required=True) or ""
