@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.absence import _compounds, _set_aside
+from ask_engine.answering.absence import _compounds
 from ask_engine.answering.addressing import asked_lengths, other_length, version_rows
+from ask_engine.answering.sentences import _set_aside
 from ask_engine.answering.units import Unit
 from ask_engine.engine import Engine
 from ask_engine.language import ARRIVED_DAMAGED_RE, parse_query

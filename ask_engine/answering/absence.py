@@ -15,7 +15,7 @@ import numpy as np
 from ask_engine.answering.addressing import framing_stems
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_names
 from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
-from ask_engine.answering.sentences import _days, _heading_names, _heading_words
+from ask_engine.answering.sentences import _days, _heading_names, _heading_words, _set_aside
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import (
     Intent,
@@ -251,13 +251,6 @@ def _conditions(intent: Intent) -> frozenset[str]:
 
 
 _REGULAR_PAST = text_cue("regular_past")
-_SET_ASIDE = text_cue("set_aside")
-
-
-def _set_aside(intent: Intent) -> frozenset[str]:
-    """The stems of what the question sets aside for the thing it asks about ("sent to a pick-up point instead of my
-    home address?", "spray it rather than dipping"): the thing not wanted is no topic the answer must say."""
-    return content_stems(" ".join(m.group(1) for m in _SET_ASIDE.finditer(intent.lower)))
 
 
 def _absent_compounds(work: _Work, units: Sequence[_Unit]) -> list[str]:

@@ -41,7 +41,7 @@ _CLOCK = text_cue("clock", re.I)
 _MODAL = text_cue("modal", re.I)
 _NEGATION = text_cue("negation", re.I)
 _FUNCTION_WORDS = word_list("function_words")
-_SET_ASIDE = text_cue("set_aside", re.I)  # "… instead of my home address?"
+_SET_ASIDE = text_cue("set_aside")
 _STATED_FIGURES = frozenset({"phone number", "how often"})  # kinds of figure a line naming, stating none, does not
 _WEEKDAYS: dict[str, int] = lexicon_section("weekdays").get("full", {})
 _DAY_NUMBERS: dict[str, int] = _WEEKDAYS | lexicon_section("weekdays").get("short", {})  # "sat" too, in a range
@@ -163,6 +163,12 @@ def _written_as_names(text: str, units: Sequence[_Unit]) -> frozenset[str]:
 _MID_SENTENCE = re.compile(r"[\w,;(–-]\s*$")
 
 
+def _set_aside(intent: Intent) -> frozenset[str]:
+    """The stems of what the question sets aside for the thing it asks about ("sent to a pick-up point instead of my
+    home address?", "spray it rather than dipping"): the thing not wanted is no topic the answer must say."""
+    return content_stems(" ".join(m.group(1) for m in _SET_ASIDE.finditer(intent.lower)))
+
+
 def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()) -> None:
     """Relevance of each unit: embedding similarity of the sentence and of its heading, content-word overlap,
     passage rank and answer-likeness."""
@@ -174,8 +180,7 @@ def _score(work: _Work, units: list[_Unit], ignore: frozenset[str] = frozenset()
     unit_sims = sims[: len(units)]
     context_sims = dict(zip(contexts, sims[len(units) :], strict=True))
     # (what the question sets aside is no topic: "collect it instead of delivery" is not about delivery)
-    aside = content_stems(" ".join(m.group(1) for m in _SET_ASIDE.finditer(intent.lower)))
-    wanted = (intent.stems - _GENERIC_QUERY_STEMS - ignore - aside) or intent.stems
+    wanted = (intent.stems - _GENERIC_QUERY_STEMS - ignore - _set_aside(intent)) or intent.stems
     if intent.countries and not intent.shipping:
         # "what's the capital of France?" shares a country name with the shipping table, nothing more
         wanted = wanted - _country_stems(intent.countries)
