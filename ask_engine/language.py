@@ -406,19 +406,16 @@ _MEASURE_ASKED = re.compile("|".join(f"(?:{p})" for m in _LEXICON["measures"] fo
 _LEAD_FILLER_RE = _cue_re("lead_filler")
 _DURATION_ASK_RE = _cue_re("duration_ask")
 _QUANTITY_ASK_RE = _cue_re("quantity_ask")
-# "how much does it weigh", "is the tube included in the price?": not a question of what it costs
-_PRICE_NOT_RE = _cue_re("price_not")
-# "can I return ...?" → the verb a rule must allow
-_PERMISSION_RE = _cue_re("permission")
+_PRICE_NOT_RE = _cue_re("price_not")  # "how much does it weigh", "is the tube included in the price?": no cost asked
+_PERMISSION_RE = _cue_re("permission")  # "can I return ...?" → the verb a rule must allow
 _SHIPPING_TO_RE = _cue_re("shipping_to")
-# "I live in Jersey, can you send me one?": sent to the asker, who names where they are
-_SENT_TO_ASKER_RE = _cue_re("sent_to_asker")
+_SENT_TO_ASKER_RE = _cue_re("sent_to_asker")  # "I live in Jersey, can you send me one?": sent to where they are
 _TRAVEL_TO_RE = _cue_re("travel_to")
+_TO_SOMEONE_IN = _cue_re("to_someone_in")  # "… gets to me in Dublin", "to my sister in Oslo": where they are
 _ASKS_TIME_RE = _cue_re("asks_time")  # a clock time answers
 _OVERVIEW_POLICY_RE = _cue_re("overview_policy")  # "what's your returns policy?"
 
-# Basic colour words (lexicon data): a fact about English, used to notice "do they come in blue?" when no option
-# matches.
+# Basic colour words (lexicon data), to notice "do they come in blue?" when no option matches
 COLOUR_WORDS: frozenset[str] = frozenset(_LEXICON["colour_words"])
 
 
@@ -524,14 +521,17 @@ def parse_query(query: str) -> Intent:
     colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS and w not in changed)
     countries = country_codes_in(text, query=True)
     permission = _PERMISSION_RE.match(lower)
-    # "how long does it take to get to Norway / to Texas?"
+    # "how long does it take to get to Norway / to Texas / to Dublin?"
     # ... but "going to Spain next month, can I use it there?" is the asker's trip, not a parcel's
-    to_place = not shipping and not _TRAVEL_TO_RE.search(lower) and bool(countries or region_named(text))
-    # ... where "to" leads to the place ("to get to Norway"), not to a verb ("have to be to buy sparklers in the uk")
+    town = town_named(text) if not shipping and not countries else None
+    to_place = not shipping and not _TRAVEL_TO_RE.search(lower) and bool(countries or region_named(text) or town)
+    # ... where "to" leads to the place ("to get to Norway", "to me in Dublin"), not to a verb ("have to be to buy …")
     to_place = to_place and any(
-        country_codes_in(after, query=True) or region_named(after)
+        country_codes_in(after, query=True)
+        or region_named(after)
+        or (town is not None and after.lower().startswith(town.name.lower()))
         for m in _SHIPPING_TO_RE.finditer(text)
-        if (after := " ".join(text[m.end() :].split()[:4]))
+        if (after := " ".join(_TO_SOMEONE_IN.sub("", text[m.end() :].strip()).split()[:4]))
     )
     if not shipping and not to_place and _SENT_TO_ASKER_RE.search(lower) and not _TRAVEL_TO_RE.search(lower):
         to_place = bool(countries or region_named(text) or town_named(text) is not None)

@@ -18,7 +18,7 @@ from ask_engine.language import (
     parse_query,
     text_cue,
 )
-from ask_engine.towns import postcode_areas_listed, town_named
+from ask_engine.towns import named_as_origin, postcode_areas_listed, town_named
 from ask_engine.types import Document, Evidence, Hit, Resolution
 
 if TYPE_CHECKING:
@@ -165,7 +165,8 @@ def with_rate_passages(
     named = [
         p
         for p in policy
-        if (place is not None and place.search(p.text)) or (areas and areas & postcode_areas_listed(p.text))
+        if (town is not None and place is not None and place.search(p.text) and not named_as_origin(town.name, p.text))
+        or (areas and areas & postcode_areas_listed(p.text))
     ]
     if town is not None and town.region and not named:
         # a town the policy never names, by its state, province or nation ("Northern Ireland" for Belfast)
@@ -258,6 +259,8 @@ def _with_damage_passages(index: ShopIndex, evidence: Sequence[Evidence], query:
 
 _ASKS_ADDRESS = text_cue("asks_address", re.IGNORECASE)  # "where's your store located?"
 _STREET_ADDRESS = text_cue("street_address")  # "2150 Frontier Way", "Unit 7, Heron Cross Works"
+_ASKS_PHONE = text_cue("asks_phone", re.IGNORECASE)  # "what's your phone number?"
+_PHONE_LINE = text_cue("phone_line", re.IGNORECASE)  # "Phone: (715) 555-0143", "call us on 01584 872 100"
 ADDRESS_EVIDENCE_MAX = 2
 
 
@@ -267,15 +270,20 @@ def with_address_passages(
     """`evidence`, and after it, when the question asks where the shop is and no page or FAQ passage of it states a
     street address, the shop's own passages that do, its pages' and FAQ entries' before its policies', each in the
     shop's order (up to ADDRESS_EVIDENCE_MAX): "wheres your store located" shares no word with a page's "Address"
-    section ("2150 Frontier Way, Suite 104")."""
+    section ("2150 Frontier Way, Suite 104"). Likewise the passages stating a phone number, when the question asks
+    for the shop's: "what's your phone number?" reads closer to a privacy policy collecting "your phone number"."""
     out = list(evidence)
-    if (resolution is not None and resolution.doc_ids) or not _ASKS_ADDRESS.search(query.lower()):
+    if resolution is not None and resolution.doc_ids:
+        return out
+    lower = query.lower()
+    stating = _STREET_ADDRESS if _ASKS_ADDRESS.search(lower) else _PHONE_LINE if _ASKS_PHONE.search(lower) else None
+    if stating is None:
         return out
     # (a policy's address is more often where returns go: a page's or an FAQ entry's says where the shop is)
-    if any(ev.passage.kind in ("page", "faq") and _STREET_ADDRESS.search(ev.passage.text) for ev in out):
+    if any(ev.passage.kind in ("page", "faq") and stating.search(ev.passage.text) for ev in out):
         return out
     have = {ev.passage.id for ev in out}
-    placed = [p for p in index.passages if p.kind != "product" and p.id not in have and _STREET_ADDRESS.search(p.text)]
+    placed = [p for p in index.passages if p.kind != "product" and p.id not in have and stating.search(p.text)]
     placed.sort(key=lambda p: p.kind not in ("page", "faq"))  # (stable: the shop's order among each)
     for passage in placed[:ADDRESS_EVIDENCE_MAX]:
         out.append(Evidence(len(out) + 1, passage, 0.0))

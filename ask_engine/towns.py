@@ -40,9 +40,11 @@ __all__ = [
 TOWNS_FILE = Path(__file__).with_name("lexicon") / "towns.json"
 # A destination follows one of these ("deliver to Leeds", "shipping in Perth", "a parcel for Cork").
 _BEFORE = re.compile(r"\b(?:to|into|in|for|near|around)\s+(?:the\s+)?$", re.IGNORECASE)
-# what follows a verb, not a place: its object ("to send just sparklers", "to post it", "to buy a …")
+# what follows a verb, not a place: its object ("to send just sparklers", "to post it", "to buy a …", "to order the
+# xmas hamper"; not a time after a place: "to leeds the day after")
 _OBJECT_AFTER = re.compile(
-    r"\s+(?:it|them|this|these|those|that|a|an|some|any|my|our|your|his|her|their|me|us|just|one)\b"
+    r"\s+(?:it|them|this|these|those|that|a|an|some|any|my|our|your|his|her|their|me|us|just|one"
+    r"|the(?!\s+(?:same|next|following|day|week|weekend|morning|afternoon|evening)\b))\b"
 )
 _WORD = re.compile(r"[^\W\d_][\w.'’-]*")
 _MAX_WORDS = 4
@@ -257,6 +259,17 @@ _NAME_END = re.compile(
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)\b(?!I\b|I['’])[A-Z]|^\s*(?=[A-Z]{2})")
 
 
+# a name's first word, abbreviated (with or without a full stop) or spelt out: the data writes each of them
+_SPELLINGS = (("st", "st.", "saint"), ("ste", "ste.", "sainte"), ("mt", "mt.", "mount"), ("ft", "ft.", "fort"))
+
+
+def _spelt_out(key: str) -> tuple[str, ...]:
+    """A folded name's other spellings, its first word abbreviated or spelt out ("st andrews", "saint andrews")."""
+    first, _, rest = key.partition(" ")
+    forms = next((forms for forms in _SPELLINGS if first in forms), ()) if rest else ()
+    return tuple(f"{form} {rest}" for form in forms if form != first)
+
+
 def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] = ()) -> Town | None:
     """The town or city a question names as a destination ("… deliver to Brighton?"), or None. A name several
     places share is read as the one in the first country of `prefer` that has it (the buyer's, then the shop's),
@@ -279,7 +292,8 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
     for first, text in _destinations(question, capitals):
         key = fold_name(text)
         # (a city the data names "Greater Sudbury" is the Sudbury its people write)
-        entries = [*towns.get(key, ()), *towns.get(f"greater {key}", ())]
+        # (and the name's other spelling of a "St"/"Saint", "Mt"/"Mount", "Ft"/"Fort": "St Andrews" is "Saint Andrews")
+        entries = [e for k in (key, *_spelt_out(key)) for e in (*towns.get(k, ()), *towns.get(f"greater {k}", ()))]
         if not entries:
             continue
         if ended and not _NAME_END.match(question[first.start() + len(text) :]):
@@ -297,6 +311,21 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
         where = (float(best[3]), float(best[4])) if len(best) >= 5 else None
         return Town(text, code, regions.get(f"{code}-{region_key}") if region_key else None, areas, where)
     return None
+
+
+# where the shop sends from, before a town's name in its sentence ("ships from our workshop in Ringsend, Dublin 4"),
+# or the shop's own place ("Click & Collect from our St Andrews shop")
+_ORIGIN_BEFORE = re.compile(
+    r"\b(?:(?:ship|send|sent|dispatch|post|deliver|pack)\w*\b[^.;!?]{0,40}?\bfrom|based in|located in)\b"
+    r"(?![^.;!?]*\bto\b)[^.;!?]{0,60}$|\bour\s+$",
+    re.IGNORECASE,
+)
+
+
+def named_as_origin(name: str, text: str) -> bool:
+    """`text` names the town only as where the shop is or sends from, no destination."""
+    found = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower())]
+    return bool(found) and all(_ORIGIN_BEFORE.search(text[:at]) for at in found)
 
 
 def names_town(name: str, text: str) -> bool:

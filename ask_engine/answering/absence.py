@@ -217,10 +217,13 @@ def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: 
     return sorted(unsaid)
 
 
+_PAY_WITH = text_cue("pay_with", re.IGNORECASE)  # "can i pay with paypal?": a means of payment, a name in lower case
+
+
 def _absent_names(text: str, task: Task) -> list[str]:
     """Names in the question that no evidence passage or document mentions: the evidence is about something else
-    ("Do you deliver to BFPO addresses?", "Do you sell Patagonia jackets?")."""
-    names = _names_in(text)
+    ("Do you deliver to BFPO addresses?", "Do you sell Patagonia jackets?", "can i pay with paypal?")."""
+    names = list(dict.fromkeys([*_names_in(text), *(m.group(1) for m in _PAY_WITH.finditer(text))]))
     if not names:
         return []
     haystack = " ".join(

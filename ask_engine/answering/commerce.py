@@ -423,6 +423,7 @@ def _asks_for_other_thing(intent: Intent, doc: Document) -> bool:
 
 
 _BUYING, _PURPOSE = text_cue("buying_frame"), text_cue("buying_purpose")
+_ASKED_NOW = text_cue("asked_now")
 
 
 def _bought(intent: Intent) -> str | None:
@@ -430,7 +431,8 @@ def _bought(intent: Intent) -> str | None:
     splits?": "a replacement handle"), up to a purpose ("… for my son") or the end of its clause; None for any other
     question ("can I still buy the 42 mm, is it in stock?" asks the stock in words of its own)."""
     frame = _BUYING.search(intent.lower)
-    if frame is None or parse_query(_BUYING.sub(" ", intent.lower)).stock:
+    # ("can I order the big refill pouch right now?" asks whether it is in stock, as "is it in stock?" does)
+    if frame is None or parse_query(_BUYING.sub(" ", intent.lower)).stock or _ASKED_NOW.search(intent.lower):
         return None
     rest = intent.lower[frame.end() :]
     end = _PURPOSE.search(rest)

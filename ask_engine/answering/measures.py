@@ -133,10 +133,16 @@ def value_pattern(value: str) -> str:
     ("11 speed" for "11-speed"), and a figure joined to its unit with or without one ("15mm" for "15 mm", "4 ply"
     for "4ply")."""
     words = [w for w in re.split(r"[\s-]+|(?<=\d)(?=[a-z])", value) if w]
-    return "".join(
+    pattern = "".join(
         ("" if n == 0 else r"[\s-]*" if words[n - 1][-1].isdigit() and w[0].isalpha() else r"[\s-]+") + re.escape(w)
         for n, w in enumerate(words)
     )
+    # ... and a value of words ending in a noun said as the adjective made of it ("left handed" for "Left Hand",
+    # "long sleeved" for "Long Sleeve")
+    last = words[-1] if len(words) > 1 and words[-1].isalpha() else ""
+    if last.endswith("e"):
+        return pattern + "d?"
+    return pattern + "(?:ed)?" if re.search(r"[^aeiouy]$", last) else pattern
 
 
 def written_forms(value: str, text: str) -> list[str]:

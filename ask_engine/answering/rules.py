@@ -30,6 +30,7 @@ _SUBJECT_WORDS = 8
 # for each word it shares with the question beyond the goods ("postage", "fee").
 _FIGURE_BONUS = 0.12
 _SHARED_BONUS = 0.1
+_NAMED_BONUS = 0.1
 
 
 def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document], intent: Intent) -> list[_Unit] | None:
@@ -53,7 +54,8 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
         goods = _RETURNED_GOODS.search(intent.lower)
         if goods is None:
             return None
-        kinds = content_stems(goods.group(1)) - _NOT_GOODS - _PROCESS_STEMS - _GENERIC_QUERY_STEMS - _RETURN_STEMS
+        said = next((g for g in goods.groups() if g), "")  # (the goods as one of the cue's phrasings names them)
+        kinds = content_stems(said) - _NOT_GOODS - _PROCESS_STEMS - _GENERIC_QUERY_STEMS - _RETURN_STEMS
         kinds -= _VAGUE_STEMS
     kinds = frozenset(k for k in kinds if not k.isdigit())
     if not kinds:
@@ -103,7 +105,12 @@ def _kind_section(work: _Work, ranked: list[_Unit], targets: Sequence[Document],
         figure = (asks_money and AMOUNT_RE.search(u.text)) or (intent.asks_duration and _DURATION.search(u.text))
         shared = len(asked & content_stems(u.text))
         fit[id(u)] = float(sim) + _SHARED_BONUS * shared + (_FIGURE_BONUS if figure else 0.0)
-    lead, group = max(plain, key=lambda p: max(fit[id(u)] for u in p[1]))  # the best-ranked section wins a tie
+    # (a section whose own line names the goods is about them more surely than one only headed by a name holding them:
+    # "Because cheese and other chilled foods are perishable …" before the "Cheese of the Month Club" section)
+    lined = {id(lead) for lead, group in plain if lead is not group[0] or _names_kind(lead.text, kinds) is not None}
+    lead, group = max(  # the best-ranked section wins a tie
+        plain, key=lambda p: max(fit[id(u)] for u in p[1]) + (_NAMED_BONUS if id(p[0]) in lined else 0.0)
+    )
     best = max(group, key=lambda u: fit[id(u)])
     chosen = [lead] if best is lead else [lead, best]
     return sorted(with_lists(chosen, group), key=lambda u: u.position)

@@ -47,6 +47,7 @@ from ask_engine.towns import (
     code_lister,
     fold_name,
     home_country,
+    named_as_origin,
     names_region_group,
     names_town,
     near_named_city,
@@ -213,8 +214,18 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         # "return unopened tea within 30 days of delivery" is a returns rule, not where the tea can go)
         and u.evidence.passage.link_type != "refund_policy"
     ]
-    if direct or grouped or restricted:
-        pool = direct + grouped + restricted
+    # "will I get hit with import fees ordering to the US?": where no line naming the destination speaks of customs, the
+    # policy's customs line of no other place ("… duties charged by the destination country are the recipient's")
+    customs = bool(_CUSTOMS.search(intent.lower))
+    said = direct + grouped + restricted
+    if customs and said and not any(_CUSTOMS.search(f"{u.context} {u.text}") for u in said):
+        said += [
+            u
+            for u in shipping_units
+            if u not in said and _CUSTOMS.search(f"{u.context} {u.text}") and not names_a_place(u.text)
+        ]
+    if said:
+        pool = said
         # the product's own rules, among the lines naming the destination too (one barring it goes first: "Gara fins to Fiji?")
         own = restricted + [u for u in direct + grouped if rule_of_kind(u) and u.evidence.passage.kind != "product"]
         # ... and the product's own page limiting where it goes ("Pallet delivery item - UK mainland only")
@@ -226,7 +237,6 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         _score(work, pool)
         # "will I get hit with import fees?" asks about customs, answered by the destination's customs line ("Great
         # Britain: … we collect UK VAT at checkout"), not by its rate, whatever fee is asked about
-        customs = bool(_CUSTOMS.search(intent.lower))
         asks_cost = (intent.price or bool(COST_RE.search(intent.lower))) and not customs  # "is it free?"
         place = place_name or _place_phrase(intent.text, code)
         for u in pool:
@@ -487,7 +497,7 @@ def _town_level(town: Town, text: str) -> int:
     areas, or naming only other regions of the country and not the country as a whole ("Zone 4: South Australia and
     the rest of Queensland" for Geelong)."""
     if names_town(town.name, text):
-        return 3
+        return 0 if named_as_origin(town.name, text) else 3  # ("ships from our workshop in Dublin": no destination)
     if near_named_city(town, text) is not None:
         return 2  # "Zone 1: Sydney metro, …" for Parramatta: the area of a city near the town
     listed = postcode_areas_listed(text)

@@ -142,9 +142,12 @@ class _HtmlText:
         if caption is not None and _collapse(caption.get_text()):
             self.blocks.append(_Block(_sentence(_collapse(caption.get_text()))))
         header = rows.pop(0) if has_header and rows else []
+        # a spec table headed "Spec | <the product>" ("Specification | Value") labels its rows as one without a header
+        spec = len(header) == 2 and bool(_SPEC_HEADER.fullmatch(header[0])) and _short_labels(rows)
+        header = [] if spec else header
         # a table with its labels down the first column ("<th>Fibre</th><td>100% wool</td>", or two columns of
         # short labels and their values, as editors paste spec tables): each row is "Label: value"
-        labelled = not header and _labels_first(table, rows)
+        labelled = spec or (not header and _labels_first(table, rows))
         for cells in rows:
             if not any(cells):
                 continue
@@ -174,8 +177,20 @@ def _labels_first(table: Any, rows: list[list[str]]) -> bool:
         any(c.name == "td" for c in tr.find_all(["td", "th"], recursive=False)) for tr in trs
     ):
         return True
-    return all(
-        len(cells) == 2 and 0 < len(cells[0].split()) <= _LABEL_WORDS and not re.fullmatch(r"[\d\s.,/–-]+", cells[0])
+    return _short_labels(rows)
+
+
+_SPEC_HEADER = text_cue("spec_header", re.IGNORECASE)  # a header cell over a column of attribute names ("Spec")
+_BRACKETED = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+
+
+def _short_labels(rows: list[list[str]]) -> bool:
+    """Two columns, every first cell a short label: at most `_LABEL_WORDS` words, a bracketed aside not counted
+    ("Dimensions (L x W x H)"), and not a bare figure."""
+    return bool(rows) and all(
+        len(cells) == 2
+        and 0 < len(_BRACKETED.sub(" ", cells[0]).split()) <= _LABEL_WORDS
+        and not re.fullmatch(r"[\d\s.,/–-]+", cells[0])
         for cells in rows
     )
 
@@ -251,11 +266,13 @@ def _html_blocks(html: str, split_level: int = 4) -> list[_Block]:
 
 
 _SHORT_LINE = 60  # addresses, opening hours, "Phone: ..." lines; hard-wrapped prose runs longer
+# a line led by a short label and a colon ("Sunday: Closed (open the 4th Sunday …)"), as hard-wrapped prose's are not
+_LABELLED_LINE = re.compile(r"[^:.!?]{1,30}:\s")
 
 
 def _markdown_html(text: str) -> str:
-    """Markdown → HTML. A paragraph of short lines keeps its line breaks (an address or a contact block), while
-    hard-wrapped prose is joined as CommonMark says."""
+    """Markdown → HTML. A paragraph of short lines, or of lines each led by a label and a colon, keeps its line breaks
+    (an address, a contact block, opening hours), while hard-wrapped prose is joined as CommonMark says."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
@@ -264,7 +281,7 @@ def _markdown_html(text: str) -> str:
         if token.type != "inline" or not token.children:
             continue
         lines = [line.strip() for line in token.content.splitlines() if line.strip()]
-        if len(lines) > 1 and all(len(line) <= _SHORT_LINE for line in lines):
+        if len(lines) > 1 and all(len(line) <= _SHORT_LINE or _LABELLED_LINE.match(line) for line in lines):
             for child in token.children:
                 if child.type == "softbreak":
                     child.type = "hardbreak"

@@ -25,7 +25,8 @@ def _stock(reader: _Reader) -> tuple[bool | None, bool]:
     """(available, backorder) of a JSON variant. Available: as stated (`available`, `availableForSale`); else always
     when its inventory is not tracked; else when its tracked quantity is above 0 or its inventory policy is
     "continue"; None when no quantity is recorded. Backorder: none in stock, and sold anyway (a tracked quantity of
-    zero or less under the policy "continue"), whatever the stated availability."""
+    zero or less under the policy "continue", or the Storefront API's `currentlyNotInStock`), whatever the stated
+    availability."""
     stated = next(
         (
             v
@@ -42,7 +43,8 @@ def _stock(reader: _Reader) -> tuple[bool | None, bool]:
     _, policy = reader.first("inventory_policy", "inventoryPolicy")
     continues = str(policy or "").lower() == "continue"
     number = _decimal(qty) if qty is not None and not untracked else None
-    backorder = number is not None and number <= 0 and continues
+    # the Storefront API says it outright: `currentlyNotInStock` is "out of stock but still for sale"
+    backorder = (number is not None and number <= 0 and continues) or reader.data.get("currentlyNotInStock") is True
     if stated is not None:
         return stated, backorder
     if untracked:
