@@ -534,7 +534,7 @@ def parse_query(query: str) -> Intent:
         if (after := " ".join(_TO_SOMEONE_IN.sub("", text[m.end() :].strip()).split()[:4]))
     )
     if not shipping and not to_place and _SENT_TO_ASKER_RE.search(lower) and not _TRAVEL_TO_RE.search(lower):
-        to_place = bool(countries or region_named(text) or town_named(text) is not None)
+        to_place = bool(countries or region_named(text) or town is not None)
     return Intent(
         text=text,
         lower=lower,

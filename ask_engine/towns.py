@@ -322,9 +322,14 @@ _ORIGIN_BEFORE = re.compile(
 )
 
 
+def _written(name: str, text: str) -> Iterator[re.Match[str]]:
+    """Where `text` writes `name` as a whole word, in any case."""
+    return re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower())
+
+
 def named_as_origin(name: str, text: str) -> bool:
     """`text` names the town only as where the shop is or sends from, no destination."""
-    found = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower())]
+    found = [m.start() for m in _written(name, text)]
     return bool(found) and all(_ORIGIN_BEFORE.search(text[:at]) for at in found)
 
 
@@ -332,8 +337,7 @@ def names_town(name: str, text: str) -> bool:
     """`text` writes the town's name, not as the end of a longer name ("East London" is not London), nor as part of
     a hyphenated one ("Stoke-on-Trent" is not Stoke); towns joined by hyphens are each named ("Kitchener-Waterloo-
     Cambridge")."""
-    low = text.lower()
-    for match in re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", low):
+    for match in _written(name, text):
         before = re.search(r"([A-Za-z]+)-$", text[: match.start()])
         after = re.match(r"-([A-Za-z]+)", text[match.end() :])
         if any(m is not None and not (m.group(1)[0].isupper() and is_town(m.group(1))) for m in (before, after)):
