@@ -208,7 +208,6 @@ def towns_in(text: str, country: str) -> frozenset[str]:
     """The towns of `country` a line names, written with capitals ("South-East Queensland (Brisbane, Ipswich)"
     → brisbane, ipswich), folded to lower case; a region's own name is not read as a town, nor the end of a longer
     name ("East London" is no London)."""
-    towns: dict[str, list[list[Any]]] = _data()["towns"]
     words = list(_WORD.finditer(text))
     found: set[str] = set()
     for i in range(len(words)):
@@ -218,7 +217,7 @@ def towns_in(text: str, country: str) -> frozenset[str]:
             key = fold_name(name)
             if last in _JOINING or key in _region_keys(country):
                 continue
-            if any(e[0] == country for e in towns.get(key, ())):
+            if any(e[0] == country for e in _places(key)):
                 found.add(key)
                 break
     return frozenset(found)
@@ -233,10 +232,9 @@ def near_named_city(town: Town, text: str) -> str | None:
     `NEAR_KM` of the town, folded; None where the line names none that near, or the data has no place for them."""
     if town.where is None:
         return None
-    towns: dict[str, list[list[Any]]] = _data()["towns"]
     # a name two places of the country share is read as its largest ("Hamilton–Burlington" is Ontario's Hamilton, not
     # the village near Vancouver): the gazetteer lists a name's places largest first
-    largest = ((key, next(e for e in towns[key] if e[0] == town.country)) for key in towns_in(text, town.country))
+    largest = ((key, next(e for e in _places(key) if e[0] == town.country)) for key in towns_in(text, town.country))
     near = [(_km(town.where, (entry[3], entry[4])), key) for key, entry in largest if len(entry) >= 5]
     best = min(near, default=None)
     return best[1] if best is not None and best[0] <= NEAR_KM else None
@@ -263,6 +261,12 @@ _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)\b(?!I\b|I['’])[A-Z]|^
 _SPELLINGS = (("st", "st.", "saint"), ("ste", "ste.", "sainte"), ("mt", "mt.", "mount"), ("ft", "ft.", "fort"))
 
 
+def _places(key: str) -> list[list[Any]]:
+    """The gazetteer's places of a folded name, however its first word is spelt ("st andrews", "saint andrews")."""
+    towns: dict[str, list[list[Any]]] = _data()["towns"]
+    return [e for k in (key, *_spelt_out(key)) for e in towns.get(k, ())]
+
+
 def _spelt_out(key: str) -> tuple[str, ...]:
     """A folded name's other spellings, its first word abbreviated or spelt out ("st andrews", "saint andrews")."""
     first, _, rest = key.partition(" ")
@@ -279,7 +283,6 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
     over a far smaller namesake in them (`WORLD_CITY`, `WORLD_CITY_RATIO`: "London" of a US shop). A
     name must follow a destination word, and is taken as written in capitals unless the whole question is in lower
     case, so "deliver to reading glasses" is no town."""
-    towns: dict[str, list[list[Any]]] = _data()["towns"]
     regions: dict[str, str] = _data()["regions"]
     # (a question is in lower case whatever capitals only "I" and the start of a sentence take: "shipping to
     # manchester, will I get hit with customs?")
@@ -293,7 +296,7 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
         key = fold_name(text)
         # (a city the data names "Greater Sudbury" is the Sudbury its people write)
         # (and the name's other spelling of a "St"/"Saint", "Mt"/"Mount", "Ft"/"Fort": "St Andrews" is "Saint Andrews")
-        entries = [e for k in (key, *_spelt_out(key)) for e in (*towns.get(k, ()), *towns.get(f"greater {k}", ()))]
+        entries = [*_places(key), *_places(f"greater {key}")]
         if not entries:
             continue
         if ended and not _NAME_END.match(question[first.start() + len(text) :]):

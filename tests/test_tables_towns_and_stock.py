@@ -33,7 +33,7 @@ from ask_engine.engine import Engine
 from ask_engine.language import folded_phrases, parse_query
 from ask_engine.sources import load_documents
 from ask_engine.sources.markup import html_to_text, markdown_to_text
-from ask_engine.towns import named_as_origin, town_named
+from ask_engine.towns import named_as_origin, town_named, towns_in
 from tests.shop_helpers import assert_says, inline_engine, options_product, single_variant_product
 
 URL = "https://linksgolf.example/products/"
@@ -242,6 +242,8 @@ def test_a_saint_is_a_saint_however_written() -> None:
         assert town is not None and town.region == "Scotland"
     louis = town_named("delivery to St Louis?", ["US"])
     assert louis is not None and louis.region == "Missouri"
+    # ... in a shipping line too
+    assert "st andrews" in towns_in("Same-day courier within St Andrews and Dundee.", "GB")
 
 
 def test_a_town_the_shop_sends_from_is_no_destination() -> None:
