@@ -15,7 +15,7 @@ import numpy as np
 from ask_engine.answering.addressing import framing_stems
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_names
 from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
-from ask_engine.answering.sentences import _days, _heading_names, _heading_words, _set_aside
+from ask_engine.answering.sentences import PLAIN_ANSWER, _days, _heading_names, _heading_words, _set_aside
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import (
     Intent,
@@ -146,10 +146,10 @@ def insisted_on(work: _Work, units: Sequence[_Unit], ranked: list[_Unit], ignore
     """`ranked` as the question's most specific word has it, where the evidence uses the word ("parking") and the
     best sentence does not: the sentences saying it first if one ranks close behind ("can I collect my order at your
     shop?": "Choose "Pick up in store" at checkout" under "Click & Collect"), else nothing where none of the best three
-    says it (they are about something else). A sentence that plainly answers (similarity 0.6) is not second-guessed."""
+    says it (they are about something else). A sentence that plainly answers (`PLAIN_ANSWER`) is not second-guessed."""
     intent, best = work.intent, ranked[0]
     key = _key_word(units, intent, ignore=ignore, best=ranked[:3])
-    if key is None or best.semantic >= 0.6:
+    if key is None or best.semantic >= PLAIN_ANSWER:
         return ranked
     town = any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
     headed = _heading_names(_query_names(intent.text) - content_stems(work.task.shop_name), units)

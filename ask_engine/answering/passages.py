@@ -36,6 +36,7 @@ from ask_engine.answering.rules import (
 from ask_engine.answering.sentences import (
     _OWN_LABEL,
     FAQ_QUESTION_MATCH,
+    PLAIN_ANSWER,
     PRODUCT_RULE_BONUS,
     _bare_item,
     _fits,
@@ -278,7 +279,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     ):
         return None
     # a sentence or FAQ question that plainly answers is not second-guessed
-    plainly = best.semantic >= 0.6 or best.context_semantic >= FAQ_QUESTION_MATCH
+    plainly = best.semantic >= PLAIN_ANSWER or best.context_semantic >= FAQ_QUESTION_MATCH
     work.plain_match = plainly
     # ... nor is the policy's entry naming the product's kind ("Opened lubricants" for "an opened bottle of chain
     # lube?"): the compound the question names is the product in view, not another thing
@@ -296,7 +297,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     only_names = only_names or all(
         w.isdigit() for w in intent.stems - names - _OFFER_STEMS - _GENERIC_QUERY_STEMS - goods
     )
-    if names and not best.plain_overlap and best.semantic < 0.6 and not only_names:
+    if names and not best.plain_overlap and best.semantic < PLAIN_ANSWER and not only_names:
         # only a name matched ("the weather in Keswick" against Keswick's address): not what was asked; "do you
         # take Bancontact?" asks about nothing but the name, so a sentence naming it answers
         return None
@@ -450,7 +451,7 @@ def _faq_answer(units: list[_Unit], best: _Unit, targets: Sequence[Document]) ->
     # used gear, and we will never sell a used helmet" for "do you sell used helmets", not "Do you do helmet fittings?")
     closer_question = (
         best.evidence.passage.kind == "faq"
-        and best.semantic < 0.6
+        and best.semantic < PLAIN_ANSWER
         and top.evidence.passage.id != best.evidence.passage.id
         and top.context_semantic >= FAQ_QUESTION_CLOSER_FLOOR
         and top.context_semantic >= best.context_semantic + FAQ_QUESTION_MARGIN

@@ -30,6 +30,8 @@ from ask_engine.types import Document, Evidence, Task
 
 # An FAQ question this close to the buyer's question is the same question: its answer is quoted from the start.
 FAQ_QUESTION_MATCH = 0.80
+# A sentence this close in meaning to the question plainly answers it: no key word or name second-guesses it.
+PLAIN_ANSWER = 0.6
 # A shipping or returns sentence naming the kind of the product in view is that product's own rule ("Chain lube ...
 # travels by ground only"), and outranks the general one by this much.
 PRODUCT_RULE_BONUS = 0.35
