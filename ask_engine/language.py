@@ -377,8 +377,7 @@ def word_stems(name: str) -> frozenset[str]:
     return content_stems(" ".join(sorted(word_list(name))))
 
 
-# questions about the shop's processes rather than a product's properties
-_POLICY_RE = _cue_re("policy")
+_POLICY_RE = _cue_re("policy")  # the shop's processes rather than a product's properties
 ARRIVED_DAMAGED_RE = text_cue("arrived_damaged", re.IGNORECASE)  # "my mug arrived smashed", "damaged in transit"
 _SHIPPING_RE = _cue_re("shipping")
 # shipping questions whose answer does not depend on where the buyer lives
@@ -400,6 +399,7 @@ _COLOUR_THING_RE = text_cue("colour_thing")  # "lump charcoal", "face cream": th
 _COMPARISON_RE = _cue_re("comparison")
 _OVERVIEW_RE = _cue_re("overview")
 _ELLIPTICAL_RE = _cue_re("elliptical")
+_MADE_IN_RE = _cue_re("made_in_place")  # "made in nz or overseas?": where goods come from, no destination
 _YES_NO_RE = _cue_re("yes_no")
 _WH_RE = _cue_re("wh")
 _MEASURE_ASKED = re.compile("|".join(f"(?:{p})" for m in _LEXICON["measures"] for p in m["asks"]))  # "how thick"
@@ -415,8 +415,7 @@ _TO_SOMEONE_IN = _cue_re("to_someone_in")  # "… gets to me in Dublin", "to my 
 _ASKS_TIME_RE = _cue_re("asks_time")  # a clock time answers
 _OVERVIEW_POLICY_RE = _cue_re("overview_policy")  # "what's your returns policy?"
 
-# Basic colour words (lexicon data), to notice "do they come in blue?" when no option matches
-COLOUR_WORDS: frozenset[str] = frozenset(_LEXICON["colour_words"])
+COLOUR_WORDS: frozenset[str] = frozenset(_LEXICON["colour_words"])  # "do they come in blue?" with no option
 
 
 @dataclass(frozen=True)
@@ -503,7 +502,7 @@ def parse_query(query: str) -> Intent:
     service = service_match is not None
     wh = wh_match.group(1) if (wh_match := _WH_RE.search(lower)) else None
     yes_no = bool(_YES_NO_RE.match(lower))
-    shipping = bool(_SHIPPING_RE.search(lower))
+    shipping = bool(_SHIPPING_RE.search(_MADE_IN_RE.sub(" ", lower)))
     numbers = tuple(
         dict.fromkeys((m.group(1) or m.group(2)) for m in _SIZE_TOKEN_RE.finditer(lower) if (m.group(1) or m.group(2)))
     )
@@ -548,7 +547,8 @@ def parse_query(query: str) -> Intent:
         colours=colours,
         numbers=numbers,
         shipping=shipping or to_place,
-        shipping_place=(shipping or to_place or bool(countries)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
+        shipping_place=(shipping or to_place or bool(country_codes_in(_MADE_IN_RE.sub(" ", text), query=True)))
+        and not _SHIPPING_NOT_PLACE_RE.search(lower),
         policy=_reads_policy(lower) or service,
         catalogue=bool(_CATALOGUE_RE.search(lower)),
         comparison=bool(_COMPARISON_RE.search(lower)),

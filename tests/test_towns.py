@@ -273,4 +273,5 @@ def test_the_data_file_is_in_the_package() -> None:
     from ask_engine import towns
 
     assert towns.TOWNS_FILE.parent == Path(towns.__file__).with_name("lexicon")
-    assert towns.TOWNS_FILE.stat().st_size < 2_000_000
+    # towns of 5,000 people everywhere (63,000 names): about 2.2 MB, kept under 2.5 MB
+    assert towns.TOWNS_FILE.stat().st_size < 2_500_000

@@ -177,6 +177,12 @@ def insisted_on(work: _Work, units: Sequence[_Unit], ranked: list[_Unit], ignore
         return first + [u for u in ranked if u not in first]
     if any(says(u) for u in ranked[1:3]):
         return ranked
+    # an FAQ entry whose own question says it, below them, is about it where they are not ("How can I pay?" for "can I
+    # pay off a board in instalments?" under the entry on selling boards): its answer comes first
+    asked = [u for u in ranked[3:8] if u.evidence.passage.kind == "faq" and key in _folded_stems(u.context)]
+    if asked:
+        work.notes.append(f"the best sentences do not mention {key!r}; an FAQ entry asking about it comes first")
+        return asked
     work.notes.append(f"the best sentences do not mention {key!r}")
     return []
 
@@ -200,8 +206,9 @@ def _unsaid(work: _Work, units: Sequence[_Unit], names: frozenset[str], ignore: 
     # figure ("address", "weight") is one a sentence stating it need not use
     wanted = intent.stems - ignore - names - framing_stems(intent.text) - _GENERIC_QUERY_STEMS - _OFFER_STEMS
     wanted -= _VAGUE_STEMS  # "leaking everywhere": a vague word is not what a sentence must say
-    wanted -= _aged(intent) | _set_aside(intent)
-    unsaid = {w for w in wanted if w not in said and not w.isdigit()}
+    wanted -= _aged(intent) | _set_aside(intent) | _conditions(intent)  # "my old 6'2": the asker's goods' state
+    # (a figure is no topic a sentence must say: "can I sell my old 6'2?" asks about selling a board, whatever its length)
+    unsaid = {w for w in wanted if w not in said and not any(c.isdigit() for c in w)}
     # "amex (american express)": a word the shop's own words follow in brackets is said by them
     for asked, own in _BESIDE.findall(intent.text):
         if content_stems(own) <= said:

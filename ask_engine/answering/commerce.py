@@ -345,6 +345,28 @@ def _restock_lines(doc: Document) -> list[str]:
     ][:2]
 
 
+_DISPATCH_WHEN = text_cue("dispatch_when")  # "roughly when would it be sent out?", "how long till it ships?"
+
+
+def unstocked_dispatch(work: _Work, doc: Document) -> _Answer | None:
+    """ "ordering it now, roughly when would it be sent out?" of a product on backorder or sold out (the variants the
+    question names, else all): that, and when its page says stock comes ("next delivery expected towards the end of
+    January"), not the shop's dispatch times, which are for goods in stock; None for goods in stock."""
+    if not _DISPATCH_WHEN.search(work.intent.lower):
+        return None
+    chosen, _missing = _match_options(work.intent, _options(doc), doc.title)
+    named = _named_variant(work.task, doc)
+    variants = [named] if named else _variants_with(doc, chosen) if chosen else list(doc.variants)
+    if not variants or any(v.status != "backorder" and v.available is not False for v in variants):
+        return None
+    answer = _Answer()
+    answer.use(doc.id)
+    _stock_sentences(answer, doc, variants, _cites_for(work.task, doc))
+    for line in _restock_lines(doc):
+        answer.claim(line, _cites_for(work.task, doc, line), doc=doc.id)
+    return answer if answer.sentences else None
+
+
 def _asks_sku(intent: Intent) -> bool:
     return bool(_SKU.search(intent.lower))
 

@@ -51,6 +51,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ask_engine.answering.catalogue import _catalogue, _not_offered
+from ask_engine.answering.commerce import unstocked_dispatch
 from ask_engine.answering.options import _match_options, _options, with_extreme_size
 from ask_engine.answering.passages import _select
 from ask_engine.answering.product import _overview, _product
@@ -69,7 +70,7 @@ from ask_engine.answering.query import (
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _DURATION, FAQ_QUESTION_MATCH
 from ask_engine.answering.shipping import _CUSTOMS, _shipping, buyer_then_home
-from ask_engine.answering.terms import untargeted_guide
+from ask_engine.answering.terms import own_service_price, untargeted_guide
 from ask_engine.answering.work import _Answer, _articles, _VectorCache, _Work
 from ask_engine.countries import named_by_state_code
 from ask_engine.language import (
@@ -306,8 +307,12 @@ class ExtractiveGenerator:
         work.intent = _with_history(_without_mentions(intent, targets), task)
         if names_in_view(intent.service_object, targets):
             work.intent = as_product_price(work.intent)
+        elif intent.service_object:  # "how much to true a wheel?" of a "Wheel Truing Stand": the service's price still
+            work.intent = replace(work.intent, price=False, policy=True, service_object=intent.service_object)
         answer = (
-            _shipping(work, targets)
+            (unstocked_dispatch(work, targets[0]) if len(targets) == 1 else None)
+            or _shipping(work, targets)
+            or (own_service_price(work, targets[0]) if len(targets) == 1 else None)
             or _product(work, targets)
             or _catalogue(work, targets)
             or _not_offered(work, targets)

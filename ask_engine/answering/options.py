@@ -261,6 +261,10 @@ def _match_options(
             # "in size 9", "in UK 7", "in a 1kg bag"
             if re.search(rf"\b(?:size|in|in an?|uk|eu|us)\s+{re.escape(number)}(?![\d.,])", text):
                 missing.append((size_options[0], number))
+        lettered = [n for n, vs in options if n in size_options and any(v.casefold() in _LETTERS for v in vs)]
+        for word in _ASKED_SIZE.findall(text) if lettered else ():
+            # "does it come in a small?" of a wetsuit sold in M to XL: a size written as a letter, in words
+            missing.append((lettered[0], _LETTER_OF.get(word, word.upper())))
     missing += [(name, value) for name, value in other if name not in chosen]
     return chosen, missing[:1]
 
@@ -368,6 +372,17 @@ def _size_words() -> dict[str, tuple[str, ...]]:
         for word in words:
             out.setdefault(word.casefold(), tuple(w for w in (letter, *words) if w != word and len(w) > 1))
     return out
+
+
+_LETTER_OF = {w.lower(): letter for letter, words in lexicon_section("size_words").items() for w in words}
+_LETTERS = frozenset(letter.casefold() for letter in lexicon_section("size_words"))
+_SPOKEN_SIZES = sorted({*_LETTER_OF, *(x for x in _LETTERS if len(x) > 1)}, key=len, reverse=True)
+# a size asked for in words or letters of two or more ("in a small", "in size xs"), ending its phrase ("… for my
+# girlfriend?"), not a word before a noun ("in a small dog bed")
+_ASKED_SIZE = re.compile(
+    rf"\b(?:in|size)\s+(?:an?\s+)?({'|'.join(map(re.escape, _SPOKEN_SIZES))})"
+    r"(?=\s*(?:$|[?.!,;]|\b(?:for|or|please|size|one|too|instead)\b))"
+)
 
 
 def _named_sizes(question: str, values: tuple[str, ...]) -> list[str]:

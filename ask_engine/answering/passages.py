@@ -399,6 +399,13 @@ def _entry_from_start(units: list[_Unit], top: _Unit, targets: Sequence[Document
         if len(chosen) >= 3 or not _fits(chosen, u):
             break
         chosen.append(u)
+    # a list item further down that the question names ("… for the full day?": "Softboard + wetsuit, full day: R450")
+    # stands for the first items, which are other cases of the list
+    items = [u for u in entry if u.lead is not None]
+    named = max(items, key=lambda u: u.score) if items else None
+    if named is not None and named not in chosen and all(named.score > u.score for u in chosen if u.lead is not None):
+        chosen = [u for u in chosen if u.lead is None]
+        chosen.append(named)
     return _quoted(chosen, targets) if chosen else None
 
 
@@ -421,7 +428,7 @@ def _quoted(units: Sequence[_Unit], targets: Sequence[Document]) -> _Answer:
             led.add(id(lead))
             _quote(answer, u, lead=f"{lead.lead_in()} ")
         else:
-            _quote(answer, u)
+            _quote(answer, u, opened=any(v.text == u.opener for v in units))
     for doc in targets:
         answer.use(doc.id)
     return answer

@@ -367,11 +367,12 @@ def with_lists(chosen: list[_Unit], units: Sequence[_Unit]) -> list[_Unit]:
     return out
 
 
-def _quote(answer: _Answer, unit: _Unit, lead: str = "") -> None:
+def _quote(answer: _Answer, unit: _Unit, lead: str = "", opened: bool = False) -> None:
     """Quote a unit verbatim; a product's first line in the answer is prefixed with the product's name, and a bare list item with
     its section heading ("What we can't take back: Gift cards."), unless the answer already quotes a line of that
     section."""
-    text = unit.lead_in() if unit.opener and not lead else unit.text  # "Covered:" with what the list is
+    # "Covered:" with what the list is, unless the answer quotes that sentence too (`opened`)
+    text = unit.lead_in() if unit.opener and not lead and not opened else unit.text
     markdown = None
     doc = unit.doc
     section = (unit.evidence.passage.id, unit.context.strip())

@@ -14,6 +14,7 @@ from ask_engine.answering.sentences import _fits, _quote, _score, _units
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.language import Intent, content_stems, folded_phrases, offer_stems, text_cue, word_stems
+from ask_engine.retrieve import AMOUNT_RE
 from ask_engine.types import Document
 
 # A how-to question about a product goes to a page section whose heading is at least this close to it.
@@ -35,6 +36,26 @@ def _own_terms(work: _Work, doc: Document) -> _Answer | None:
     units = [u for u in units if asked & content_stems(folded_phrases(u.text))]  # "final sale" says "no return"
     # ... one stating the kind of figure asked first ("when must it be returned?" and the date, not "by the return date")
     units = [u for u in units if states_asked_kind(work.intent.text, u.text)] or units
+    if not units:
+        return None
+    sims = work.similarity([u.text for u in units])
+    best = units[int(np.argmax(sims))]
+    answer = _Answer()
+    answer.use(doc.id)
+    answer.claim(best.text, _cites_for(work.task, doc, best.text), doc=doc.id)
+    return answer
+
+
+def own_service_price(work: _Work, doc: Document) -> _Answer | None:
+    """ "the tip snapped off, how much extra to fix that by mail?" of a mail-in sharpening service: the price of a
+    service asked of the product in view where its own description states one ("Broken tips and reprofiling are $15
+    per knife"), the priced sentence closest to the question among those sharing a word of it beyond the product's
+    name; None where its page prices nothing so."""
+    if not work.intent.service_object:
+        return None
+    asked = work.intent.stems - _title_stems(doc) - _GENERIC_QUERY_STEMS
+    units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
+    units = [u for u in units if AMOUNT_RE.search(u.text) and asked & content_stems(u.text)]
     if not units:
         return None
     sims = work.similarity([u.text for u in units])
