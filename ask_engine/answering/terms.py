@@ -11,7 +11,7 @@ from ask_engine.answering.facts import _fact_sentence, states_asked_kind
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _PROCESS_WORD, _product_words, _title_stems
 from ask_engine.answering.rules import _VAGUE_STEMS
 from ask_engine.answering.sentences import _fits, _quote, _score, _units
-from ask_engine.answering.units import product_units
+from ask_engine.answering.units import Unit, product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _Unit, _Work
 from ask_engine.language import Intent, content_stems, folded_phrases, offer_stems, text_cue, word_stems
 from ask_engine.retrieve import AMOUNT_RE
@@ -36,14 +36,7 @@ def _own_terms(work: _Work, doc: Document) -> _Answer | None:
     units = [u for u in units if asked & content_stems(folded_phrases(u.text))]  # "final sale" says "no return"
     # ... one stating the kind of figure asked first ("when must it be returned?" and the date, not "by the return date")
     units = [u for u in units if states_asked_kind(work.intent.text, u.text)] or units
-    if not units:
-        return None
-    sims = work.similarity([u.text for u in units])
-    best = units[int(np.argmax(sims))]
-    answer = _Answer()
-    answer.use(doc.id)
-    answer.claim(best.text, _cites_for(work.task, doc, best.text), doc=doc.id)
-    return answer
+    return _closest_line(work, doc, units)
 
 
 def own_service_price(work: _Work, doc: Document) -> _Answer | None:
@@ -56,6 +49,11 @@ def own_service_price(work: _Work, doc: Document) -> _Answer | None:
     asked = work.intent.stems - _title_stems(doc) - _GENERIC_QUERY_STEMS
     units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]
     units = [u for u in units if AMOUNT_RE.search(u.text) and asked & content_stems(u.text)]
+    return _closest_line(work, doc, units)
+
+
+def _closest_line(work: _Work, doc: Document, units: list[Unit]) -> _Answer | None:
+    """The one of the product's `units` closest in meaning to the question, quoted as the answer; None for none."""
     if not units:
         return None
     sims = work.similarity([u.text for u in units])
