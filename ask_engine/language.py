@@ -380,8 +380,7 @@ def word_stems(name: str) -> frozenset[str]:
 _POLICY_RE = _cue_re("policy")  # the shop's processes rather than a product's properties
 ARRIVED_DAMAGED_RE = text_cue("arrived_damaged", re.IGNORECASE)  # "my mug arrived smashed", "damaged in transit"
 _SHIPPING_RE = _cue_re("shipping")
-# shipping questions whose answer does not depend on where the buyer lives
-_SHIPPING_NOT_PLACE_RE = _cue_re("shipping_not_place")
+_SHIPPING_NOT_PLACE_RE = _cue_re("shipping_not_place")  # shipping questions whatever the buyer's place
 _PRICE_RE = _cue_re("price")
 _STOCK_RE = _cue_re("stock")
 _OPTIONS_RE = _cue_re("options")
@@ -519,6 +518,8 @@ def parse_query(query: str) -> Intent:
     }
     colours = tuple(w for w in dict.fromkeys(re.findall(r"[a-z]+", lower)) if w in COLOUR_WORDS and w not in changed)
     countries = country_codes_in(text, query=True)
+    # the countries a destination may be: not one where goods are made ("made in nz or overseas?"), read again only then
+    bound = country_codes_in(_MADE_IN_RE.sub(" ", text), query=True) if _MADE_IN_RE.search(text) else countries
     permission = _PERMISSION_RE.match(lower)
     # "how long does it take to get to Norway / to Texas / to Dublin?"
     # ... but "going to Spain next month, can I use it there?" is the asker's trip, not a parcel's
@@ -547,8 +548,7 @@ def parse_query(query: str) -> Intent:
         colours=colours,
         numbers=numbers,
         shipping=shipping or to_place,
-        shipping_place=(shipping or to_place or bool(country_codes_in(_MADE_IN_RE.sub(" ", text), query=True)))
-        and not _SHIPPING_NOT_PLACE_RE.search(lower),
+        shipping_place=(shipping or to_place or bool(bound)) and not _SHIPPING_NOT_PLACE_RE.search(lower),
         policy=_reads_policy(lower) or service,
         catalogue=bool(_CATALOGUE_RE.search(lower)),
         comparison=bool(_COMPARISON_RE.search(lower)),
