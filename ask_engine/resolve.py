@@ -256,11 +256,14 @@ def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = (
         # fragrance free?" is not about the "Oat Cream Cleanser – Fragrance Free"; "is it lighter than the
         # Pinecrest?" is about the Pinecrest)
         names = matcher.names_in(query)
-        seen = frozenset().union(*explained)
+        # (... nor by a figure the named product's own versions give: "10kg mealworms in stock?" of the mealworms sold
+        # in 10 kg bags is not about the "Layer Mash 10kg")
+        values = _value_words(index, named)
+        seen = frozenset().union(*explained) | values
 
         def names_it(doc_id: str, matched: frozenset[str]) -> bool:
             title = matcher.title_words(doc_id)
-            return len(matched - seen) > _NAMED_COVER * len(title) or bool(matched & names)
+            return len(matched - seen) > _NAMED_COVER * len(title) or bool(matched & names - values)
 
         candidates = [c for c in candidates if names_it(c[0], c[2])]
     if not candidates:
@@ -273,6 +276,16 @@ def mentioned_products(query: str, index: ShopIndex, *, named: Sequence[str] = (
                 lexical[passage.doc_id] = max(lexical.get(passage.doc_id, 0.0), hit.score)
     ranked = sorted(candidates, key=lambda c: (-c[1], -len(c[2]), -lexical.get(c[0], 0.0)))
     return [doc_id for doc_id, _, _ in ranked]
+
+
+def _value_words(index: ShopIndex, doc_ids: Sequence[str]) -> frozenset[str]:
+    """The words of the option values of the products `doc_ids`, a figure and its unit also as one ("10 kg", "10kg")."""
+    docs = [index.documents[d] for d in doc_ids if d in index.documents]
+    values = " ".join(v for doc in docs for _, vs in doc.options for v in vs)
+    return frozenset(_tokens(values)) | frozenset(_tokens(_FIGURE_UNIT.sub(r"\1\2", values)))
+
+
+_FIGURE_UNIT = re.compile(r"(\d)\s+([^\W\d_])")
 
 
 def refers_back(query: str) -> bool:

@@ -53,8 +53,9 @@ from typing import TYPE_CHECKING
 from ask_engine.answering.catalogue import _catalogue, _not_offered
 from ask_engine.answering.commerce import unstocked_dispatch
 from ask_engine.answering.options import _match_options, _options, with_extreme_size
+from ask_engine.answering.overview import _overview
 from ask_engine.answering.passages import _select
-from ask_engine.answering.product import _overview, _product
+from ask_engine.answering.product import _product
 from ask_engine.answering.query import (
     _GENERIC_QUERY_STEMS,
     _clean_query,

@@ -505,3 +505,31 @@ def within_options(
 ) -> list[tuple[float, Unit]]:
     """`ranked` without the options the question (`text`) asks beyond (`asks_beyond_option`)."""
     return [(p, u) for p, u in ranked if not asks_beyond_option(text, doc, u, naming)]
+
+
+_VALUE_LINE_RANKS = 3  # the value's line is among the units ranked next after the option naming it
+_VALUE_LINE_FLOOR = 0.3  # ... and the ranker gives it at least this
+
+
+def value_line(
+    intent: Intent, doc: Document, ranked: Sequence[tuple[float, Unit]], named: Sequence[Unit]
+) -> Unit | None:
+    """The description line that writes out whole a value the question names of an option that is neither a size
+    nor a colour (a bundle, a collection, a kit), ranked next after that option: what the shop says of that version
+    ("what's in the observer bundle?" and "Observer Bundle adds our Plössl eyepieces, a Telrad finder …"). None for
+    a yes/no question or one asking for a measure, which the line need not state."""
+    if not named or intent.yes_no or asked_measures(intent.text):
+        return None
+    options = dict(_options(doc))
+    values = [
+        v
+        for u in named
+        if not (_is_size_option(u.label) or _is_colour_option(u.label))
+        for v in _said_values(intent, options.get(u.label, ()))
+    ]
+    patterns = [p for p in (value_pattern(v.lower()) for v in values) if p]
+    for p, u in [(p, u) for p, u in ranked if u not in named][:_VALUE_LINE_RANKS]:
+        written = any(re.search(rf"(?<![\w-]){pattern}(?![\w-])", u.text.lower()) for pattern in patterns)
+        if u.kind == "description" and p >= _VALUE_LINE_FLOOR and written:
+            return u
+    return None

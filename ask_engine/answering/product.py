@@ -20,7 +20,6 @@ from ask_engine.answering.addressing import (
 from ask_engine.answering.catalogue import _compare
 from ask_engine.answering.commerce import _asks_for_other_thing, _asks_for_value, _asks_sku, _commerce, differences
 from ask_engine.answering.facts import (
-    _COMMERCE_KEYS,
     _chosen_units,
     _fact_sentence,
     _is_boolean,
@@ -64,9 +63,11 @@ from ask_engine.answering.options import (
     held_concepts,
     names_value_only,
     phrased_option_words,
+    value_line,
     value_stems,
     within_options,
 )
+from ask_engine.answering.overview import _overview
 from ask_engine.answering.passages import _select
 from ask_engine.answering.query import (
     _attribute_stems,
@@ -76,13 +77,18 @@ from ask_engine.answering.query import (
     _title_stems,
     _without_named_values,
 )
-from ask_engine.answering.sentences import _looks_like_item
-from ask_engine.answering.siblings import answers_asked, names_label, other_attribute, same_attribute, unrecorded_label
+from ask_engine.answering.siblings import (
+    answers_asked,
+    names_label,
+    of_part,
+    other_attribute,
+    same_attribute,
+    unrecorded_label,
+)
 from ask_engine.answering.sizing import _held_value, _party_size, _size_guide, _table_row, _variant_row, chosen_row
 from ask_engine.answering.terms import _guide, _names_only, _offered, _own_terms, asks_how_to
 from ask_engine.answering.units import Unit, usable_value
-from ask_engine.answering.work import MAX_CHARS, _Answer, _cites_for, _is_untrusted, _Work, said_of
-from ask_engine.faithfulness import split_sentences
+from ask_engine.answering.work import _Answer, _cites_for, _Work, said_of
 from ask_engine.language import (
     COLOUR_WORDS,
     OFFER_QUESTION_RE,
@@ -268,6 +274,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         ranked = within_options(ranked, intent.text, doc, naming_stems(work, doc))  # take batteries?")
         best = _chosen_units(ranked, intent.text)
     chosen = [u for u in _naming_units(best, work, doc) if u not in named]
+    chosen = chosen or [u for u in [value_line(intent, doc, ranked, named)] if u is not None]  # "in the X bundle?"
     ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no, asked=asked)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
@@ -279,6 +286,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         and (f.source != "disclosure" or speaks_of_asked(fact_text(f), intent.concepts))
     ]
     chosen = [u for u in chosen if answers_asked(u, intent.concepts)]  # (nor "Category: … > Tea" what teas are in it)
+    facts, chosen = of_part(intent.text, naming_stems(work, doc), facts, chosen)  # (a part's, not the product's)
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
     missing = unrecorded_label(_probe(work, doc), doc, work.task.fact_labels)
@@ -559,42 +567,3 @@ def _lexicon_facts(
         return yes_no and _is_boolean(f) is not None and score.get(f.key, bar) >= bar
 
     return sorted(facts, key=lambda f: (not leads(f), -score.get(f.key, 0.0)))[:2]
-
-
-def _overview(work: _Work, doc: Document) -> _Answer:
-    answer = _Answer()
-    answer.use(doc.id)
-    description = [s for s in split_sentences(doc.body) if not _is_untrusted(s)]
-    # the first two sentences; a lead-in among them ("What's inside:") brings the items of its list that fit, or is
-    # left out: never quoted without its list
-    picked: list[str] = []
-    listing = False
-    for n, sentence in enumerate(description):
-        if (n >= 2 and not (listing and _looks_like_item(sentence.strip()))) or len(picked) >= 6:
-            break
-        if sum(len(s) for s in picked) + len(sentence) > MAX_CHARS - 80:
-            break
-        picked.append(sentence)
-        listing = listing or sentence.rstrip().endswith(":")
-    while picked and picked[-1].rstrip().endswith(":"):
-        picked.pop()
-    # a lead-in and its items are one sentence, as a list unit is ("What's inside: Hand cream, 50 ml; Twine; …")
-    merged: list[str] = []
-    listing = False
-    for sentence in picked:
-        if listing:
-            merged[-1] += f"{' ' if merged[-1].endswith(':') else '; '}{sentence.strip().rstrip('.')}"
-            continue
-        merged.append(sentence.strip())
-        listing = sentence.rstrip().endswith(":")
-    if listing:
-        merged[-1] += "."
-    for sentence in merged:
-        answer.claim(sentence, _cites_for(work.task, doc, sentence), doc=doc.id)
-    price = doc.fact("sale") or doc.fact("price")
-    if price is not None:
-        _fact_sentence(answer, work, doc, price, lead=False)
-    if not answer.sentences:
-        for fact in [f for f in doc.facts if f.key not in _COMMERCE_KEYS][:2]:
-            _fact_sentence(answer, work, doc, fact, lead=False)
-    return answer

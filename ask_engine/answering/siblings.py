@@ -10,10 +10,11 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ask_engine.answering.facts import _key_concepts
+from ask_engine.answering.addressing import stated_kinds
+from ask_engine.answering.facts import _key_concepts, fact_text
 from ask_engine.answering.nearest import speaks_of_asked
 from ask_engine.answering.units import Unit
-from ask_engine.language import content_stem_sequence, parse_query
+from ask_engine.language import content_stem_sequence, parse_query, text_cue
 from ask_engine.types import Document, Fact
 
 # "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
@@ -82,3 +83,34 @@ def answers_asked(unit: Unit, asked: Sequence[str]) -> bool:
     if unit.kind == "fact":
         return not other_attribute(unit.label, asked)
     return unit.kind != "identity" or speaks_of_asked(unit.text, asked)
+
+
+_MEASURED_PART = text_cue("measured_part", re.IGNORECASE)  # "how long is the hand controller cable on the …?"
+
+
+def measured_part(text: str, naming: frozenset[str]) -> frozenset[str] | None:
+    """The words naming the part a measure question asks about ("how long is the hand controller cable on the
+    nexstar?" → the stems of "hand controller cable"), where its last word does not name the product itself
+    (`naming`: its title, type, tags and option values, nor a word ending in one of those: "board" of a surfboard)."""
+    match = _MEASURED_PART.search(text)
+    words = content_stem_sequence(match.group("part")) if match else []
+    if not words or words[-1] in naming or any(n.endswith(words[-1]) for n in naming if len(n) > len(words[-1])):
+        return None
+    return frozenset(words) - naming
+
+
+def names_part(text: str, part: frozenset[str] | None) -> bool:
+    """`text` (a fact as "Label: value", or a line) states no length or weight, or names a word of the `part` asked
+    about, if any: the focal length of a telescope is no length of its hand controller's cable, and "Base weight:
+    13 kg" is the base's."""
+    return part is None or not stated_kinds(text) & _PHYSICAL or any(_same(p, w) for p in part for w in _stems(text))
+
+
+_PHYSICAL = frozenset({"length", "weight"})  # the kinds of figure a part has of its own (a duration is the product's)
+
+
+def of_part(text: str, naming: frozenset[str], facts: list[Fact], units: list[Unit]) -> tuple[list[Fact], list[Unit]]:
+    """The `facts` and `units` that may state the measure of the part the question (`text`) asks about, if it names
+    one beyond the product (`naming`): "how long is the hand controller cable?" is not answered by the focal length."""
+    part = measured_part(text, naming)
+    return [f for f in facts if names_part(fact_text(f), part)], [u for u in units if names_part(u.text, part)]
