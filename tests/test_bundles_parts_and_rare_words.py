@@ -4,8 +4,9 @@ apart) found wanting. "do you take klarna" found nothing where one FAQ answer na
 knowing the name too little for any passage to clear the retrieval floor; "what time do you shut on saturday" and
 "do yall do financing" did not find "Saturday: 9am - 1pm" and the instalments FAQ; "whats actually in the observer
 bundle" and "which scents are in the cozy cabin box" said the contents were not recorded where the description writes
-out what that version holds; "how long is the hand controller cable" answered with the telescope's focal length; and
-"is the 10kg in stock" of mealworms sold in 10 kg bags also answered for the "Layer Mash 10kg". A running garden shop,
+out what that version holds; "how long is the hand controller cable" answered with the telescope's focal length;
+"is the 10kg in stock" of mealworms sold in 10 kg bags also answered for the "Layer Mash 10kg"; "how long does a 5kg
+bag of shell grit last" quoted "5kg bag.", a weight, not "Lasts 6 hens about 3 months.". A running garden shop,
 indexed with the real embedding model and asked through `Engine.ask`."""
 
 from __future__ import annotations
@@ -69,7 +70,16 @@ LAWN_FEED = _single(
     "Lawn Care",
     "21.00",
 )
-PRODUCTS: list[dict[str, Any]] = [TOOL_SET, TRIMMER, PELLETS, LAWN_FEED]
+SLUG_WOOL = _single(
+    5,
+    "Slug Wool Pellets 3kg",
+    "slug-wool-pellets",
+    "<p>Wool pellets that slugs and snails won't cross, and that feed the soil as they break down.</p>"
+    "<p>3kg bag. Lasts a typical veg patch about 3 months.</p>",
+    "Pest Control",
+    "14.50",
+)
+PRODUCTS: list[dict[str, Any]] = [TOOL_SET, TRIMMER, PELLETS, LAWN_FEED, SLUG_WOOL]
 SHIPPING = """---
 type: shipping_policy
 title: Delivery
@@ -127,9 +137,11 @@ def test_the_part_a_measure_question_asks_about() -> None:
     part = measured_part("how long is the power cable on the trimmer?", naming)
     assert part is not None and not names_part("Cutting length: 60 cm", part) and names_part("Cable: 10 m", part)
     assert measured_part("how long is the trimmer?", naming) is None  # the product itself
-    assert measured_part("how heavy is the hedgetrimmer?", frozenset({"hedgetrimmer"})) is None
+    assert measured_part("how heavy is the hedgetrimmer of it?", frozenset({"hedgetrimmer"})) is None
+    # ... nor a part the question does not say is the product's ("how tall is the castle?" of a playset)
+    assert measured_part("how long is the cable?", naming) is None
     # a figure of another kind than a part's own is the product's ("Runtime: 45 minutes")
-    assert names_part("Runtime: 45 minutes", measured_part("how long is the battery life?", naming))
+    assert names_part("Runtime: 45 minutes", measured_part("how long is the battery life on it?", naming))
 
 
 def test_chat_words_and_everyday_synonyms() -> None:
@@ -155,6 +167,8 @@ CASES = [
     # ... and one it records answers
     ("how long is the cutting blade?", "cordless-hedge-trimmer", ["60 cm"], ["not recorded"]),
     ("how heavy is the trimmer?", "cordless-hedge-trimmer", ["3.4 kg"], ["not recorded"]),
+    # "how long" asks for a duration or a length, which no weight is: the line stating one in the question's word
+    ("how long does a 3kg bag of slug wool last?", "slug-wool-pellets", ["about 3 months"], ["3kg bag."]),
     # a figure of the product's own versions names no other product
     ("is the 10kg in stock?", "chicken-manure-pellets", ["10 kg is sold out"], ["Lawn Feed"]),
     ("got any 10kg bags of the lawn feed?", "", ["Lawn Feed"], []),

@@ -213,11 +213,12 @@ def ways_of(
 def other_kind(text: str, asked: Sequence[Measure]) -> bool:
     """`text` (a fact as "Label: value") states a figure of some kind of measure (lexicon `measures`: "Weight: 6.2
     kg" a weight), and of none of the one kind `asked` ("Load capacity: 150 lb" states a strength). A question asking
-    for several kinds at once ("how big?": a length or a volume) asks for size in general, and any figure may be it."""
-    if len(asked) != 1 or any(m.states.search(text) for m in asked):
+    for several kinds at once ("how big?": a length or a volume) asks for size in general, and any figure may be it;
+    not "how long?" (a duration or a length), which no weight answers ("how long does a 5kg bag last?" and "5kg bag.")."""
+    names = {m.name for m in asked}
+    if (len(asked) != 1 and "duration" not in names) or any(m.states.search(text) for m in asked):
         return False
-    names = {m.name for m in asked} | UNCOUNTED
-    return any(m.states.search(text) for m in measures() if m.name not in names)
+    return any(m.states.search(text) for m in measures() if m.name not in names | UNCOUNTED)
 
 
 def states_figure(text: str) -> bool:

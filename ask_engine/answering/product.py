@@ -39,6 +39,7 @@ from ask_engine.answering.facts import (
 from ask_engine.answering.gaps import product_gaps
 from ask_engine.answering.nearest import (
     _AGE_LIMIT,
+    NEAR_NAMED_BAR,
     _asked_fact,
     _labelled_lines,
     _near_sentence,
@@ -359,6 +360,16 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         bar = _ranker().lexicon_bar
         chosen = [
             u for p, u in ranked[1:3] if p >= bar and kinds[0].states.search(u.text) and not other_kind(u.text, kinds)
+        ][:1]
+    if dropped and not chosen:
+        # "how long does a 5kg bag last?" and "5kg bag." dropped: the next line stating a figure of an asked kind in a
+        # word of the question ("Lasts 6 hens about 3 months."), likely enough by the bar a named attribute needs
+        asked_words = intent.stems - naming_stems(work, doc)
+        chosen = [
+            u
+            for p, u in ranked[:2]
+            if u.kind == "description" and p >= NEAR_NAMED_BAR and any(k.states.search(u.text) for k in kinds)
+            if content_stems(u.text) & asked_words
         ][:1]
     if chosen:
         _state_units(answer, work, doc, chosen)

@@ -14,7 +14,7 @@ from ask_engine.answering.addressing import stated_kinds
 from ask_engine.answering.facts import _key_concepts, fact_text
 from ask_engine.answering.nearest import speaks_of_asked
 from ask_engine.answering.units import Unit
-from ask_engine.language import content_stem_sequence, parse_query, text_cue
+from ask_engine.language import content_stem_sequence, content_stems, parse_query, text_cue
 from ask_engine.types import Document, Fact
 
 # "temp" is "temperature", "max" is "maximum": a shopper's clipped word (three or four letters) stands for the label's
@@ -89,14 +89,23 @@ _MEASURED_PART = text_cue("measured_part", re.IGNORECASE)  # "how long is the ha
 
 
 def measured_part(text: str, naming: frozenset[str]) -> frozenset[str] | None:
-    """The words naming the part a measure question asks about ("how long is the hand controller cable on the
-    nexstar?" → the stems of "hand controller cable"), where its last word does not name the product itself
-    (`naming`: its title, type, tags and option values, nor a word ending in one of those: "board" of a surfboard)."""
+    """The words naming the part of the product a measure question asks about ("how long is the hand controller cable
+    on the nexstar?" → the stems of "hand controller cable"): the question says whose part it is, the product (a word
+    of `naming`, its title, type, tags and option values, or a pronoun), and the part's last word does not name the
+    product itself (nor ends a word of `naming`: "the board of it" of a surfboard)."""
     match = _MEASURED_PART.search(text)
-    words = content_stem_sequence(match.group("part")) if match else []
-    if not words or words[-1] in naming or any(n.endswith(words[-1]) for n in naming if len(n) > len(words[-1])):
+    if match is None:
+        return None
+    owner = match.group("owner").lower()
+    words = content_stem_sequence(match.group("part"))
+    if not words or not (owner in _POINTING or content_stems(owner) & naming):
+        return None
+    if words[-1] in naming or any(n.endswith(words[-1]) for n in naming if len(n) > len(words[-1])):
         return None
     return frozenset(words) - naming
+
+
+_POINTING = frozenset({"it", "this", "that", "these", "those", "them", "one"})
 
 
 def names_part(text: str, part: frozenset[str] | None) -> bool:
