@@ -333,7 +333,7 @@ class Retriever:
         never learnt leaves every cosine under the floor."""
         if not dense or not lexical or dense[0].passage_id != lexical[0].passage_id:
             return ()
-        words = {w for w in re.findall(r"[^\W\d_]{4,}", query.casefold())}
+        words = set(re.findall(r"[^\W\d_]{4,}", query.casefold()))
         if not any(0 < self.index.lexical.uses(w) <= _RARE_PASSAGES for w in words):
             return ()
         return (lexical[0],)

@@ -267,12 +267,13 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     # Every recorded unit of the product (facts, options, brand/type/tags, description sentences with their
     # lists) is scored by the calibrated ranker; the best ones above its bar answer.
     ranked = _ranked_units(work, doc)
+    naming = naming_stems(work, doc)  # the question's words naming the product (read once: it reads the description)
     lengths = asked_lengths(intent.text)  # ("how wide?" and "Height: 25 mm, …": another side)
     ranked = [(p, u) for p, u in ranked if not other_length(u.label, lengths) and speaks_if_named(u, intent)]
     best = _chosen_units(ranked, intent.text)  # (an option a value of which alone is named says which: "35cm pack")
     named = [u for u in best if names_value_only(intent, doc, u)]
     if not named:  # (nor does an option named as a thing, asked what its values do not say: "does the light base …
-        ranked = within_options(ranked, intent.text, doc, naming_stems(work, doc))  # take batteries?")
+        ranked = within_options(ranked, intent.text, doc, naming)  # take batteries?")
         best = _chosen_units(ranked, intent.text)
     chosen = [u for u in _naming_units(best, work, doc) if u not in named]
     chosen = chosen or [u for u in [value_line(intent, doc, ranked, named)] if u is not None]  # "in the X bundle?"
@@ -287,7 +288,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         and (f.source != "disclosure" or speaks_of_asked(fact_text(f), intent.concepts))
     ]
     chosen = [u for u in chosen if answers_asked(u, intent.concepts)]  # (nor "Category: … > Tea" what teas are in it)
-    facts, chosen = of_part(intent.text, naming_stems(work, doc), facts, chosen)  # (a part's, not the product's)
+    facts, chosen = of_part(intent.text, naming, facts, chosen)  # (a part's measure, not the product's)
     # "bed temp for the silk PLA?" names "Bed temperature", which other products record and this one does not: its
     # "Nozzle temperature" is the nearest recorded fact, not the answer
     missing = unrecorded_label(_probe(work, doc), doc, work.task.fact_labels)
@@ -364,7 +365,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
     if dropped and not chosen:
         # "how long does a 5kg bag last?" and "5kg bag." dropped: the next line stating a figure of an asked kind in a
         # word of the question ("Lasts 6 hens about 3 months."), likely enough by the bar a named attribute needs
-        asked_words = intent.stems - naming_stems(work, doc)
+        asked_words = intent.stems - naming
         chosen = [
             u
             for p, u in ranked[:2]
