@@ -6,7 +6,9 @@ knowing the name too little for any passage to clear the retrieval floor; "what 
 bundle" and "which scents are in the cozy cabin box" said the contents were not recorded where the description writes
 out what that version holds; "how long is the hand controller cable" answered with the telescope's focal length;
 "is the 10kg in stock" of mealworms sold in 10 kg bags also answered for the "Layer Mash 10kg"; "how long does a 5kg
-bag of shell grit last" quoted "5kg bag.", a weight, not "Lasts 6 hens about 3 months.". A running garden shop,
+bag of shell grit last" quoted "5kg bag.", a weight, not "Lasts 6 hens about 3 months."; "can i return soap if i
+opened it and didnt like the smell" found nothing where the refund policy's list names soap "that has been unwrapped
+or used"; and "my rack showed up with a bent upright" was not read as damaged in delivery. A running garden shop,
 indexed with the real embedding model and asked through `Engine.ask`."""
 
 from __future__ import annotations
@@ -87,6 +89,20 @@ title: Delivery
 # Delivery
 Orders placed by 1 pm on a weekday leave the same day. Delivery within mainland Britain is £4.95, free over £60.
 """
+REFUNDS = """---
+type: refund_policy
+title: Returns
+---
+# Returns
+## Returns window
+You can return unused tools within 30 days of delivery for a full refund.
+## What we can't take back
+For hygiene and safety reasons the following are final sale:
+- Seeds, bulbs, compost and fertiliser bags that have been opened or partly used
+- Gift cards
+## Damaged deliveries
+If anything arrives damaged, email us a photo within 7 days and we'll send a replacement free of charge.
+"""
 PAGE = """---
 type: page
 title: Visit the Nursery
@@ -119,6 +135,7 @@ SHOP = {
     "shop.toml": f'[shop]\nname = "{OWN}"\nurl = "https://brambleandspade.example"\ncurrency = "GBP"\ncountry = "GB"\n',
     "products.json": json.dumps({"products": PRODUCTS}),
     "policies/shipping.md": SHIPPING,
+    "policies/returns.md": REFUNDS,
     "pages/nursery.md": PAGE,
     "faq.yaml": FAQ,
 }
@@ -169,6 +186,17 @@ CASES = [
     ("how heavy is the trimmer?", "cordless-hedge-trimmer", ["3.4 kg"], ["not recorded"]),
     # "how long" asks for a duration or a length, which no weight is: the line stating one in the question's word
     ("how long does a 3kg bag of slug wool last?", "slug-wool-pellets", ["about 3 months"], ["3kg bag."]),
+    # the list entry naming goods the shop sells, several kinds and their state in one entry, is the rule for a
+    # returns question naming them, with no product in view ("if i opened the bag" is its condition, not its topic)
+    # (guard: this shop's short policy let the best sentence clear the bar before too)
+    (
+        "can i return fertiliser if i opened the bag and didnt like the smell",
+        "",
+        ["opened or partly used"],
+        ["couldn't find"],
+    ),
+    # a delivery that "showed up with a bent blade" arrived damaged
+    ("my trimmer showed up with a bent blade, what do i do", "", ["within 7 days"], ["couldn't find"]),
     # a figure of the product's own versions names no other product
     ("is the 10kg in stock?", "chicken-manure-pellets", ["10 kg is sold out"], ["Lawn Feed"]),
     ("got any 10kg bags of the lawn feed?", "", ["Lawn Feed"], []),

@@ -41,6 +41,8 @@ from ask_engine.answering.sentences import (
     _bare_item,
     _fits,
     _heading_words,
+    _kind_item,
+    _led_item,
     _looks_like_item,
     _near_duplicate,
     _quote,
@@ -255,7 +257,7 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     if intent.policy and not work.guarded:
         # (the catalogue's makers; a task made without them, as a test's or the guard eval's, has its documents')
         makers = set(task.vendors) | {d.vendor.strip().lower() for d in task.documents.values() if d.vendor}
-        specific = _kind_rule(ranked, best, targets, intent, makers)
+        specific = _kind_rule(ranked, best, targets, intent, makers, task.kind_words)
     # a section headed by the process asked ("Exchanges" for "can I swap it for the blue?"), or mostly by the
     # question's own words ("Wrong nib size?" for "I bought the wrong nib, can I swap it?"), is its rule, not a list
     # entry for the product's kind under another heading that speaks of no process asked ("Tea: unopened and sealed"
@@ -274,7 +276,10 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # "can I swap the charcoal bowl for celadon?" reads far from "Exchanges: we don't do direct swaps", but every
     # word it asks beyond the product in view is the sentence's or its heading's
     named = named or (process and best.lexical >= 0.75)
-    if (specific is None or not targets) and (
+    # (with no product in view, the entry naming goods the shop sells that the question names is the rule too:
+    # "can i return soap if i opened it?" and "Soap … that have been unwrapped or used" under "What we can't take back")
+    goods_rule = specific is not None and bool(intent.stems & task.kind_words & _unit_stems(specific))
+    if (specific is None or not (targets or goods_rule)) and (
         best.score < floor or (max(best.semantic, best.context_semantic) < semantic_floor and not named)
     ):
         return None
@@ -480,11 +485,17 @@ def _unit_stems(unit: _Unit) -> frozenset[str]:
 
 
 def _kind_rule(
-    ranked: list[_Unit], best: _Unit, targets: Sequence[Document], intent: Intent, makers: set[str]
+    ranked: list[_Unit],
+    best: _Unit,
+    targets: Sequence[Document],
+    intent: Intent,
+    makers: set[str],
+    sold: frozenset[str] = frozenset(),
 ) -> _Unit | None:
     """The best-ranked list entry of the best sentence's policy that names the kind of a product in view, or with
-    no product in view every kind of goods the question names ("can I return a gift card?"), if any; not one whose
-    heading or lead-in names another of the shop's `makers` (vendors) and not the product's."""
+    no product in view every word the question asks, or every kind of goods the shop sells (`sold`) it names ("can I
+    return a gift card?", "can I return soap if I opened it?"), if any; not one whose heading or lead-in names another
+    of the shop's `makers` (vendors) and not the product's."""
     if best.evidence.passage.kind == "product":
         return None
     # (its maker's name in its title is no kind of goods: the "Harbour & Spoon Cutting Board" is no spoon)
@@ -496,6 +507,8 @@ def _kind_rule(
     if not targets and not asked:
         return None
     returns = bool(intent.stems & _RETURN_STEMS)
+    goods = asked & sold  # (the goods a returns question names stand for it: "if i opened it" is its condition)
+    unasked = asked - goods if goods else frozenset()
     own_makers = {d.vendor.strip().lower() for d in targets if d.vendor}
     makers = makers - own_makers
     for u in ranked:
@@ -516,7 +529,7 @@ def _kind_rule(
             continue  # "Kettle & Crane cookware … Covered: Ceramic nonstick fry pans" is no rule for an All-Clad pan
         words = content_stems(u.text)
         # with no product in view, only a returns question reads its goods against the policy's list
-        if (kinds & words or tags & _head_stems(u.text)) if targets else (returns and asked <= words):
+        if (kinds & words or tags & _head_stems(u.text)) if targets else (returns and asked <= words | unasked):
             return u
     return None
 
@@ -525,8 +538,6 @@ _RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty 
 _RULE_SUBJECT = text_cue("rule_subject")  # "Kits must be complete …": the goods a list's rule is of
 # a table row's first cell: "Category: Thermal paste and other consumables, Unopened: …" names the goods of its rule
 _FIRST_CELL = re.compile(r"^[^:,;]{1,40}:\s*([^:,;]{3,80}),\s*[^:,;]{1,40}:")
-# Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
-_RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
 
 
 def _names_maker(text: str, makers: set[str], own: set[str]) -> bool:
@@ -537,23 +548,6 @@ def _names_maker(text: str, makers: set[str], own: set[str]) -> bool:
         return name in low and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", low) is not None
 
     return any(says(m) for m in makers) and not any(says(m) for m in own)
-
-
-def _kind_item(unit: _Unit) -> bool:
-    """A list entry under a section heading that names goods with a qualifier ("Opened or used skincare, for
-    hygiene reasons", "Candles that have been lit"): read with its heading, it is the rule for those goods."""
-    context = unit.context.strip()
-    if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
-        return False
-    if unit.doc is not None and context.lower() == unit.doc.title.lower():
-        return False
-    return _names_goods(unit.text)
-
-
-def _names_goods(text: str) -> bool:
-    """A short line that names goods rather than stating a rule ("Candles that have been lit", not "You can return
-    …")."""
-    return len(text.split()) <= 10 and not _RULE_WORDS.search(text)
 
 
 def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
@@ -571,14 +565,6 @@ def _singled_out(chosen: list[_Unit], asked: frozenset[str]) -> list[_Unit]:
     # (the words of its heading, lead-in and page title are every line's: "hours" under "Opening hours")
     words = {id(u): (content_stems(u.text) & asked) - _heading_words(u) for u in items}
     return [u for u in chosen if id(u) not in words or not any(words[id(u)] < words[v] for v in words if v != id(u))]
-
-
-def _led_item(unit: _Unit) -> bool:
-    """A short list entry after its lead-in that names goods ("Certain types of items cannot be returned:" - "Opened
-    lubricants, sealants and cleaners"): read with the lead-in, it is the rule for those goods."""
-    if unit.lead is None or unit.evidence.passage.kind == "product":
-        return False
-    return _names_goods(unit.text)
 
 
 def _heading_lead(unit: _Unit) -> str:

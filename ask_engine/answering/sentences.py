@@ -438,3 +438,37 @@ def _bare_item(unit: _Unit) -> bool:
         return False  # "Phone: 020 7946 0321", "Saturday: 10am - 5pm" say what they are without the heading
     words = re.sub(r"\([^)]*\)", " ", unit.text).split()  # "The Channel Islands (Jersey, Guernsey, Sark)."
     return len(words) <= 6 and not _VERBISH.search(unit.text)
+
+
+# Words of a rule sentence (who may do what, on which condition), as opposed to a list entry naming goods.
+_RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
+
+
+def _kind_item(unit: _Unit) -> bool:
+    """A list entry under a section heading that names goods with a qualifier ("Opened or used skincare, for
+    hygiene reasons", "Candles that have been lit"): read with its heading, it is the rule for those goods."""
+    context = unit.context.strip()
+    if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
+        return False
+    if unit.doc is not None and context.lower() == unit.doc.title.lower():
+        return False
+    return _names_goods(unit.text)
+
+
+def _names_goods(text: str) -> bool:
+    """A short line that names goods rather than stating a rule ("Candles that have been lit", not "You can return
+    …")."""
+    return len(text.split()) <= _GOODS_WORDS and not _RULE_WORDS.search(text)
+
+
+# a list entry naming goods is short, its several kinds and their state included ("Soap, shave soap, shampoo bars and
+# bath bombs that have been unwrapped or used")
+_GOODS_WORDS = 14
+
+
+def _led_item(unit: _Unit) -> bool:
+    """A short list entry after its lead-in that names goods ("Certain types of items cannot be returned:" - "Opened
+    lubricants, sealants and cleaners"): read with the lead-in, it is the rule for those goods."""
+    if unit.lead is None or unit.evidence.passage.kind == "product":
+        return False
+    return _names_goods(unit.text)
