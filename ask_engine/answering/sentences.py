@@ -426,13 +426,19 @@ _REPLY_START = text_cue("reply_start", re.IGNORECASE)
 _OWN_LABEL = re.compile(r"^[^\W\d][^:]{0,30}:\s+\S")  # a line led by its own label: "Phone: …", "Sunday: …"
 
 
-def _bare_item(unit: _Unit) -> bool:
-    """A short verbless line under a section heading ("Gift cards."): alone it says nothing; with its heading it
-    is the rule."""
+def _under_heading(unit: _Unit) -> bool:
+    """A line of a policy or page under a section heading of its own: not a product's, not after a lead-in, not an
+    FAQ answer (its heading a question) and not under the document's title alone."""
     context = unit.context.strip()
     if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
         return False
-    if unit.doc is not None and context.lower() == unit.doc.title.lower():
+    return unit.doc is None or context.lower() != unit.doc.title.lower()
+
+
+def _bare_item(unit: _Unit) -> bool:
+    """A short verbless line under a section heading ("Gift cards."): alone it says nothing; with its heading it
+    is the rule."""
+    if not _under_heading(unit):
         return False
     if _OWN_LABEL.match(unit.text):
         return False  # "Phone: 020 7946 0321", "Saturday: 10am - 5pm" say what they are without the heading
@@ -447,12 +453,7 @@ _RULE_WORDS = text_cue("rule_words", re.IGNORECASE)
 def _kind_item(unit: _Unit) -> bool:
     """A list entry under a section heading that names goods with a qualifier ("Opened or used skincare, for
     hygiene reasons", "Candles that have been lit"): read with its heading, it is the rule for those goods."""
-    context = unit.context.strip()
-    if unit.evidence.passage.kind == "product" or unit.lead is not None or not context or context.endswith("?"):
-        return False
-    if unit.doc is not None and context.lower() == unit.doc.title.lower():
-        return False
-    return _names_goods(unit.text)
+    return _under_heading(unit) and _names_goods(unit.text)
 
 
 def _names_goods(text: str) -> bool:
