@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
+from ask_engine.answering.passages import _goods_said
 from ask_engine.answering.siblings import measured_part, names_part
 from ask_engine.engine import Engine
-from ask_engine.language import parse_query
+from ask_engine.language import content_stems, parse_query, stem
 from tests.shop_helpers import assert_says, inline_engine, options_product, single_variant_product
 
 URL = "https://brambleandspade.example/products/"
@@ -159,6 +160,13 @@ def test_the_part_a_measure_question_asks_about() -> None:
     assert measured_part("how long is the cable?", naming) is None
     # a figure of another kind than a part's own is the product's ("Runtime: 45 minutes")
     assert names_part("Runtime: 45 minutes", measured_part("how long is the battery life on it?", naming))
+
+
+def test_the_goods_a_returns_question_names() -> None:
+    entry = content_stems("Seeds, bulbs, compost and fertiliser bags that have been opened or partly used")
+    assert _goods_said("can i return fertiliser if i opened the bag", frozenset({stem("fertiliser")}), entry)
+    # "the compost club" is no compost
+    assert not _goods_said("can i cancel the compost club halfway", frozenset({stem("compost")}), entry)
 
 
 def test_chat_words_and_everyday_synonyms() -> None:

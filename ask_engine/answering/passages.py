@@ -529,9 +529,23 @@ def _kind_rule(
             continue  # "Kettle & Crane cookware … Covered: Ceramic nonstick fry pans" is no rule for an All-Clad pan
         words = content_stems(u.text)
         # with no product in view, only a returns question reads its goods against the policy's list
-        if (kinds & words or tags & _head_stems(u.text)) if targets else (returns and asked <= words | unasked):
+        if targets:
+            if kinds & words or tags & _head_stems(u.text):
+                return u
+        elif returns and asked <= words | unasked and (not goods or _goods_said(intent.lower, goods, words)):
             return u
     return None
+
+
+def _goods_said(text: str, goods: frozenset[str], words: frozenset[str]) -> bool:
+    """Each word of `goods` the question (`text`) says stands alone, or before a word the entry (`words`) says too:
+    "soap if I opened it" and "bath bombs" name goods of the entry, "the swim club" names no swim goggles."""
+    tokens = re.findall(r"[\w'-]+", text)
+    for word, after in zip(tokens, [*tokens[1:], ""], strict=True):
+        following = content_stems(after)
+        if content_stems(word) & goods and following and not following <= words:
+            return False
+    return True
 
 
 _RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty gift boxes: returnable within 7 days"

@@ -459,12 +459,15 @@ def _kind_item(unit: _Unit) -> bool:
 def _names_goods(text: str) -> bool:
     """A short line that names goods rather than stating a rule ("Candles that have been lit", not "You can return
     …")."""
-    return len(text.split()) <= _GOODS_WORDS and not _RULE_WORDS.search(text)
+    limit = _LABELLED_GOODS_WORDS if _OWN_LABEL.match(text) else _GOODS_WORDS
+    return len(text.split()) <= limit and not _RULE_WORDS.search(text)
 
 
 # a list entry naming goods is short, its several kinds and their state included ("Soap, shave soap, shampoo bars and
-# bath bombs that have been unwrapped or used")
+# bath bombs that have been unwrapped or used"); one led by a label of its own is a row of cells ("Category: Swim
+# goggles and earplugs, Unopened: Full refund, Opened: …"), whose rule its cells state, and shorter
 _GOODS_WORDS = 14
+_LABELLED_GOODS_WORDS = 10
 
 
 def _led_item(unit: _Unit) -> bool:
