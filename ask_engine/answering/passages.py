@@ -508,7 +508,7 @@ def _kind_rule(
         return None
     returns = bool(intent.stems & _RETURN_STEMS)
     goods = asked & sold  # (the goods a returns question names stand for it: "if i opened it" is its condition)
-    unasked = asked - goods if goods else frozenset()
+    needed = goods or asked  # what the entry must say, with no product in view
     own_makers = {d.vendor.strip().lower() for d in targets if d.vendor}
     makers = makers - own_makers
     for u in ranked:
@@ -532,7 +532,7 @@ def _kind_rule(
         if targets:
             if kinds & words or tags & _head_stems(u.text):
                 return u
-        elif returns and asked <= words | unasked and (not goods or _goods_said(intent.lower, goods, words)):
+        elif returns and needed <= words and (not goods or _goods_said(intent.lower, goods, words)):
             return u
     return None
 
