@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ask_engine.answering.passages import _goods_said
+from ask_engine.answering.sentences import _goods_said
 from ask_engine.answering.siblings import measured_part, names_part
 from ask_engine.engine import Engine
 from ask_engine.language import content_stems, parse_query, stem

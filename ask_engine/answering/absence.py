@@ -14,10 +14,12 @@ import numpy as np
 
 from ask_engine.answering.addressing import framing_stems
 from ask_engine.answering.query import _GENERIC_QUERY_STEMS, _names_in, _query_names
-from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _VAGUE_STEMS
+from ask_engine.answering.rules import _OFFER_STEMS, _PROCESS_STEMS, _RETURN_STEMS, _VAGUE_STEMS
 from ask_engine.answering.sentences import PLAIN_ANSWER, _days, _heading_names, _heading_words, _set_aside
 from ask_engine.answering.work import _Unit, _Work
 from ask_engine.language import (
+    ARRIVED_DAMAGED_RE,
+    OFFER_QUESTION_RE,
     Intent,
     content_stem_sequence,
     content_stems,
@@ -29,7 +31,7 @@ from ask_engine.language import (
     word_stems,
 )
 from ask_engine.towns import is_town
-from ask_engine.types import Task
+from ask_engine.types import Document, Task
 
 # A two-word thing the question asks about reads as the same thing as the shop's ("size chart" / "size guide") at
 # this similarity; below it, a shared first word names a different thing ("gift wrapping" / "gift cards").
@@ -54,6 +56,24 @@ def _names_other_product(text: str, own_words: set[str], catalogue: frozenset[st
         if not all(w in own_words for w in words):
             return True
     return False
+
+
+def names_other_title(text: str, targets: Sequence[Document], others: Sequence[str]) -> bool:
+    """`text` says two words in a row of another product's name (`others`) that no name of the `targets` has: "Product:
+    Ridgeway wooden balance bike" speaks of the "Wooden Balance Bike 12"", not of the "Wooden Shape Sorter Cube"."""
+    own = frozenset().union(*(content_stems(d.title) for d in targets))
+    said = content_stem_sequence(text)
+    pairs = set(pairwise(said))
+    for title in others:
+        words = content_stem_sequence(title)
+        if any(a not in own and b not in own and (a, b) in pairs for a, b in pairwise(words)):
+            return True
+    return False
+
+
+def names_title(text: str, targets: Sequence[Document]) -> bool:
+    """`text` says two words in a row of the name of one of `targets` ("balance bike" of the "Wooden Balance Bike 12"")."""
+    return names_other_title(text, [], [d.title for d in targets])
 
 
 _OPEN = content_stems("open")
@@ -122,6 +142,7 @@ def _key_word(units: Sequence[_Unit], intent: Intent, ignore: frozenset[str], be
             - framing_stems(intent.text)
             - _VAGUE_STEMS
             - _LIGHT_VERB_STEMS  # "what wood should I use for chicken?" insists on no "use"
+            - _offer_verb(intent)  # "do you offer a discount for creches?" insists on no "offer"
             - _conditions(intent)
             - _set_aside(intent)  # "… instead of my home address?" insists on no "home"
         ):
@@ -152,6 +173,7 @@ def insisted_on(work: _Work, units: Sequence[_Unit], ranked: list[_Unit], ignore
     if key is None or best.semantic >= PLAIN_ANSWER:
         return ranked
     town = any(is_town(w) for w in re.findall(r"[\w'-]+", intent.text) if stem(w.lower()) == key)
+    others = _alternatives(intent.lower, key)  # ("book a consult online or by video?" and "… by video call")
     headed = _heading_names(_query_names(intent.text) - content_stems(work.task.shop_name), units)
 
     def says(u: _Unit) -> bool:
@@ -160,7 +182,8 @@ def insisted_on(work: _Work, units: Sequence[_Unit], ranked: list[_Unit], ignore
         # place's section ("Can I pay in instalments?" for "Klarna instalments from Switzerland?" where a shipping
         # section is headed Switzerland)
         placed = not headed or headed & content_stems(u.context) or u.evidence.passage.kind == "faq"
-        return bool(placed) and (key in _said_by(u) or (town and key in _page_names(u)))
+        said = _said_by(u)
+        return bool(placed) and (key in said or bool(others & said) or (town and key in _page_names(u)))
 
     if says(best):
         return ranked
@@ -185,6 +208,21 @@ def insisted_on(work: _Work, units: Sequence[_Unit], ranked: list[_Unit], ignore
         return asked
     work.notes.append(f"the best sentences do not mention {key!r}")
     return []
+
+
+_OR = re.compile(r"([\w'-]+)\s+or\s+(?:(?:by|in|on|with|via|through|a|an|the)\s+)?([\w'-]+)")
+
+
+def _alternatives(lower: str, key: str) -> frozenset[str]:
+    """The words the question offers in place of `key` ("online or by video": video for online, online for video)."""
+    pairs = [(content_stems(m.group(1)), content_stems(m.group(2))) for m in _OR.finditer(lower)]
+    return frozenset().union(*(b if key in a else a for a, b in pairs if key in a | b)) - {key}
+
+
+def _offer_verb(intent: Intent) -> frozenset[str]:
+    """The verb of a question whether the shop offers something ("do you offer / stock / carry …?"): no topic."""
+    offer = OFFER_QUESTION_RE.match(intent.lower)
+    return content_stems(offer.group(0)) if offer else frozenset()
 
 
 def _aged(intent: Intent) -> frozenset[str]:
@@ -256,8 +294,17 @@ _CONDITION_WORDS = word_list("condition_words")  # "unopened", "unused", "sealed
 
 def _conditions(intent: Intent) -> frozenset[str]:
     """The stems of the words the question writes as a condition of its goods or their purchase ("an unopened
-    thermostat I bought"): as written, so "my order history" still insists on "order" where "I ordered" does not."""
-    return content_stems(" ".join(w for w in re.findall(r"[a-z']+", intent.lower) if w in _CONDITION_WORDS))
+    thermostat I bought"), and the asker's reason for a return ("if I don't like the taste"): as written, so "my order
+    history" still insists on "order" where "I ordered" does not."""
+    reasons = (
+        " ".join(m.group(0) for m in _RETURN_REASON.finditer(intent.lower)) if intent.stems & _RETURN_STEMS else ""
+    )
+    return content_stems(" ".join(w for w in re.findall(r"[a-z']+", intent.lower) if w in _CONDITION_WORDS)) | (
+        content_stems(reasons)
+    )
+
+
+_RETURN_REASON = text_cue("return_reason", re.IGNORECASE)  # "can I return it if I don't like the taste?"
 
 
 _REGULAR_PAST = text_cue("regular_past")
@@ -307,9 +354,12 @@ def _may_be_one_thing(first: str, second: str) -> bool:
 def _naming_nothing(intent: Intent) -> frozenset[str]:
     """The question's words that name no thing: process verbs ("return stuff"), offering, generic, vague and light
     words ("want to try paddle boarding": no "try paddle"), names, and the words naming a kind of figure ("the frost
-    cover fee": the fee is what the cover costs)."""
+    cover fee": the fee is what the cover costs), and what the asker says arrived damaged ("my parcel arrived and
+    the canvas corner is crushed" asks what to do, not about canvas corners)."""
+    damaged = " ".join(m.group(0) for m in ARRIVED_DAMAGED_RE.finditer(intent.lower))
     return (
-        _GENERIC_QUERY_STEMS
+        content_stems(damaged)
+        | _GENERIC_QUERY_STEMS
         | _OFFER_STEMS
         | _PROCESS_STEMS
         | _VAGUE_STEMS

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from ask_engine.answering.sentences import _NEGATION
+from ask_engine.answering.work import _Unit
 from ask_engine.countries import region_named, without_excluded
-from ask_engine.language import content_stem_sequence, country_codes_in, group_members, text_cue
+from ask_engine.language import content_stem_sequence, content_stems, country_codes_in, group_members, text_cue
 
 _ONLY = text_cue("limiting", re.I)  # "knives only to UK addresses" limits where, "not outside the UK" bars
 
@@ -74,3 +75,29 @@ def bars_only_others(text: str, code: str) -> bool:
     if without_excluded(text) != text or _ONLY.search(text) or not _NEGATION.search(text):
         return False
     return names_others_only(text, code)
+
+
+def place_section(pool: list[_Unit], code: str, asked: frozenset[str]) -> list[_Unit]:
+    """`pool` with the best line's section first, in its own order, where the section's heading is the destination's
+    name as the question (its stems `asked`) says it, and no more ("## Australia" over "Tracked airmail, 4–8 working
+    days. $15 flat rate, …. Australian GST is …"): the section is the destination's answer, and its opening lines say
+    how it is sent; its last may only add a tax. (Not for a place within it: "the Scottish Highlands" is no "United
+    Kingdom", whose opening rows are the mainland's.)"""
+    head = pool[0]
+    heading = content_stems(head.context)
+    if not names_country(head.context, code) or len(heading) > 2 or not heading <= asked:
+        return pool
+    here = [u for u in pool if u.evidence.passage.id == head.evidence.passage.id and u.context == head.context]
+    return sorted(here, key=lambda u: u.key) + [u for u in pool if u not in here]
+
+
+def with_lead(unit: _Unit) -> str:
+    """A list entry's text after its lead-in ("… cannot ship to Alaska …: RestWell … Dog Bed"), after its line's first."""
+    text = unit.text if unit.line_first is None else f"{unit.line_first.text} {unit.text}"
+    return text if unit.lead is None else f"{unit.lead.text} {text}"
+
+
+def placed(unit: _Unit) -> str:
+    """A line after its heading, which may say whose it is ("Do you ship bottled ink overseas?" over "Only to
+    Australia.")."""
+    return f"{unit.context} {unit.text}"

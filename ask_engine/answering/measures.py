@@ -110,9 +110,9 @@ _LABEL_UNIT = re.compile(
     r"(?P<value>\d+(?:[.,]\d+)?(?:\s*(?:-|–|to)\s*\d+(?:[.,]\d+)?)?)(?![\d.,]*\d)(?!\s*(?:[a-z]|\"|”|[¼½¾⅓⅔⅛]))",
     re.IGNORECASE,
 )
-# ... and an age column's bare figures, in years ("Age: 7–8")
+# ... and an age column's bare figures, in years ("Age: 7–8", "Ages (approx.): 4–7")
 _AGE_CELL = re.compile(
-    r"(?P<label>\bages?)\s*:\s*(?P<value>\d{1,2}(?:\s*(?:-|–|to)\s*\d{1,2})?)(?![\d.,]*\d)(?!\s*(?:[a-z+]|(?:-|–|to)\s*\d))",
+    r"(?P<label>\bages?(?:\s*\([^():,;\d]{1,20}\))?)\s*:\s*(?P<value>\d{1,2}(?:\s*(?:-|–|to)\s*\d{1,2})?)(?![\d.,]*\d)(?!\s*(?:[a-z+]|(?:-|–|to)\s*\d))",
     re.I,
 )
 

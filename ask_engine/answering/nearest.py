@@ -33,6 +33,7 @@ from ask_engine.language import (
     content_stems,
     fact_key_matches,
     mentions_concept,
+    stem,
     text_cue,
     word_stems,
 )
@@ -167,16 +168,20 @@ def speaks_if_named(unit: Unit, intent: Intent) -> bool:
     return speaks_of_asked(unit.text, intent.concepts) and not measured_kinds(intent.text)
 
 
-def denies_asked(work: _Work, doc: Document, text: str) -> bool:
+def denies_asked(work: _Work, doc: Document, text: str, *, prefixed: bool = False) -> bool:
     """`text` says a word the question asks about with a prefix denying it ("is it waxed?" and "Unwaxed, uncoated
-    kraft paper", "non-slip", "non toxic"), or, asked what comes with the product, says whether that thing is
-    included ("does it come with a propane tank?" and "Propane (LP) only - 20 lb tank, not included"): it answers,
-    however far the ranker reads it."""
+    kraft paper", "non-slip", "non toxic"), or, asked what comes with the product (unless `prefixed`: the prefix
+    only), says whether that thing is included ("does it come with a propane tank?" and "Propane (LP) only - 20 lb
+    tank, not included"): it answers, however far the ranker reads it."""
     asked = [s for s in work.intent.stems - naming_stems(work, doc) if len(s) >= 3 and s.isalpha()]
     low = text.lower()
-    if "contents" in work.intent.concepts and _INCLUDED.search(low) and content_stems(low) & set(asked):
+    contents = not prefixed and "contents" in work.intent.concepts
+    if contents and _INCLUDED.search(low) and content_stems(low) & set(asked):
         return True
-    return any(re.search(rf"\b(?:un|non-?|non )(?:-)?{re.escape(s)}", low) for s in asked)
+    # (the denied word read as the question's is: "non-prescription" denies "prescription lenses", whose stem is
+    # "prescrib")
+    denied = {stem(m.group(1)) for m in re.finditer(r"\b(?:un|non)[- ]?([a-z]{3,})", low)}
+    return bool(denied & set(asked)) or any(re.search(rf"\b(?:un|non-?|non )(?:-)?{re.escape(s)}", low) for s in asked)
 
 
 def free_of_asked(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]]) -> Unit | None:
@@ -186,9 +191,17 @@ def free_of_asked(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit
     # (the words of its name only: a tag may say it too, "latex free")
     asked = [s for s in work.intent.stems - _title_stems(doc) - _LIGHT_VERB_STEMS if len(s) >= 4 and s.isalpha()]
     question = work.intent.lower
-    for _, unit in ranked:
+    for n, (_, unit) in enumerate(ranked):
         if unit.kind != "description":
             continue
+        if (
+            n < 3
+            and work.intent.yes_no
+            and denies_asked(work, doc, unit.text, prefixed=True)
+            and not denies_asked(work, doc, question, prefixed=True)
+        ):
+            return unit  # ... or denies it in the question's own word, ranked near the top ("can it be made with
+            # prescription lenses?" and "Heads up: this one is non-prescription only.")
         low = unit.text.lower()
         for word in map(re.escape, asked):
             free = rf"\b{word}\w{{0,3}}[- ]free\b|\bfree (?:of|from) {word}"

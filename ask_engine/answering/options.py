@@ -14,6 +14,7 @@ from ask_engine.answering.query import _head, _strip_title
 from ask_engine.answering.units import Unit
 from ask_engine.language import (
     Intent,
+    concept_words,
     content_stems,
     lexicon_section,
     mentions_concept,
@@ -304,7 +305,21 @@ def held_concepts(intent: Intent, doc: Document) -> frozenset[str]:
     # ... and those a value the question says whole names, asked whether it is in stock or what it costs: "is the
     # brushed aluminium in 150cm available?" asks of the variant "Brushed aluminium", not of a material
     said = _said_values(intent, [v for _, vs in options for v in vs]) if intent.stock or intent.price else []
-    return frozenset(c for c in intent.concepts if any(mentions_concept(h, c) for h in [*held, *said]))
+    # ... and those only the product's own name says, where the question asks something else: "is the sage eco in
+    # stock in fine?" or "how long is the eco?" of the "TWSBI ECO Piston Fountain Pen" ask nothing of sustainability
+    # (as often as its name says it: "is the eco in stock, and is it eco friendly?" asks; "is this one waterproof?" of a
+    # "Waterproof Jacket" asks nothing else)
+    title = content_stems(doc.title)
+
+    def named(c: str) -> bool:
+        words = concept_words(intent.text, c)
+        return all(content_stems(w) <= title for w in words) and len(words) <= len(concept_words(doc.title, c))
+
+    by_name = frozenset(c for c in intent.concepts if named(c))
+    other = intent.stock or intent.price or intent.options or set(intent.concepts) - by_name
+    if not (other or asked_measures(intent.text)):
+        by_name = frozenset()
+    return by_name | frozenset(c for c in intent.concepts if any(mentions_concept(h, c) for h in [*held, *said]))
 
 
 _SMALLEST = word_list("smallest_size_words")

@@ -14,7 +14,10 @@ from ask_engine.answering.absence import (
     _unnamed_kind,
     _unsaid,
     insisted_on,
+    names_other_title,
+    names_title,
 )
+from ask_engine.answering.addressing import measures
 from ask_engine.answering.gaps import shop_gap
 from ask_engine.answering.query import (
     _COMMON_TITLE_STEMS,
@@ -40,6 +43,7 @@ from ask_engine.answering.sentences import (
     PRODUCT_RULE_BONUS,
     _bare_item,
     _fits,
+    _goods_alike,
     _heading_words,
     _kind_item,
     _led_item,
@@ -93,6 +97,7 @@ _WH_NOUN = re.compile(r"^\s*(?:what|which)\s+([a-z]{3,})\b")
 _ASKER_DEADLINE = text_cue("asker_deadline", re.IGNORECASE)
 _ACTED_ON: list[str] = lexicon_section("text_cues")["acted_on"]  # the verb done ("to return it"), {verb} its stem
 _DURATION = text_cue("duration", re.IGNORECASE)
+_BY_DATE = next(m.states for m in measures() if m.name == "date")  # "... up to 15 January"
 _ASKS_ADDRESS = text_cue("asks_address", re.IGNORECASE)  # "where are you guys located?"
 _ADDRESS = text_cue("street_address")  # "1840 Commerce Pkwy", "Oudegracht 112", "Unit 7, Heron Cross Works"
 _ABROAD = text_cue("abroad", re.IGNORECASE)  # "international", "overseas": delivery beyond the shop's own country
@@ -117,7 +122,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         ) - frozenset().union(*(content_stems(title) for title in others))
 
         def names_others(text: str) -> bool:
-            return any(t in text.lower() for t in others) or _names_other_product(text, own, task.catalogue_words)
+            named = any(t in text.lower() for t in others) or names_other_title(text, targets, others)
+            return named or _names_other_product(text, own, task.catalogue_words)
 
         # ... nor where its section speaks of other products by name and never of this one ("Superwash wool (like
         # Calder Sock 4ply) … Put socks in a mesh bag" says nothing of whether another yarn is superwash)
@@ -209,8 +215,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     ]
     deadline = _ASKER_DEADLINE.search(intent.lower)
     if deadline is not None:
-        # "how long do I have to return it?" asks the time the buyer has to do it: the sentences stating a duration in
-        # which the verb is done ("You have 30 days … to return it", "How long do I have to return an item?" and its
+        # "how long do I have to return it?" asks the time the buyer has to do it: the sentences stating a duration (or
+        # a date: "… can be returned up to 15 January") in which the verb is done ("You have 30 days … to return it", "How long do I have to return an item?" and its
         # answer) answer, before any using the word as a noun ("Once your return arrives we'll process your refund
         # within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return a
         # leotard?") (the verb of "how long do I have to return it?", or of "returns window")
@@ -221,7 +227,8 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
         def states_deadline(u: _Unit) -> bool:
             headed = content_stems(u.context) & task.kind_words
             done = acted.search(u.text) or (u.evidence.passage.kind == "faq" and acted.search(u.context))
-            return bool(_DURATION.search(u.text) and done) and (not headed or bool(headed & kinds))
+            stated = _DURATION.search(u.text) or _BY_DATE.search(u.text)
+            return bool(stated and done) and (not headed or bool(headed & kinds))
 
         ranked = [u for u in ranked if states_deadline(u)] or ranked
     if not ranked:
@@ -328,6 +335,9 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     # (an FAQ entry whose question reads as this one answers however few of its words it shares: "Do gift cards
     # expire?" for "do gift vouchers expire?")
     asked_as = best.evidence.passage.kind == "faq" and best.context_semantic >= FAQ_QUESTION_MATCH
+    # (or a page's line naming the product in view by its name: "Bring the balance bike in after use and don't leave it
+    # out in the rain" for "can the balance bike be left outside in the rain?")
+    asked_as = asked_as or (best.score >= POLICY_OVER_PRODUCT and names_title(best.text, targets))
     if policy_only and (best.score < POLICY_OVER_PRODUCT or best.lexical < 0.5) and not asked_as:
         return None
     asked_noun = _WH_NOUN.match(intent.lower) if policy_only else None
@@ -532,20 +542,10 @@ def _kind_rule(
         if targets:
             if kinds & words or tags & _head_stems(u.text):
                 return u
-        elif returns and needed <= words and (not goods or _goods_said(intent.lower, goods, words)):
+        # (nor an entry naming goods of another kind by the word: "protein bars" for "an opened tub of protein")
+        elif returns and needed <= words and (not goods or _goods_alike(intent, u.text, goods, words - sold)):
             return u
     return None
-
-
-def _goods_said(text: str, goods: frozenset[str], words: frozenset[str]) -> bool:
-    """Each word of `goods` the question (`text`) says stands alone, or before a word the entry (`words`) says too:
-    "soap if I opened it" and "bath bombs" name goods of the entry, "the swim club" names no swim goggles."""
-    tokens = re.findall(r"[\w'-]+", text)
-    for word, after in zip(tokens, [*tokens[1:], ""], strict=True):
-        following = content_stems(after)
-        if content_stems(word) & goods and following and not following <= words:
-            return False
-    return True
 
 
 _RULE_LABEL = re.compile(r"^([^:]{3,80}):\s")  # "Kitchen tools (…) and empty gift boxes: returnable within 7 days"

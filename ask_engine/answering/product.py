@@ -23,6 +23,7 @@ from ask_engine.answering.facts import (
     _chosen_units,
     _fact_sentence,
     _is_boolean,
+    _key_concepts,
     _match_facts,
     _missing_predicate,
     _predicate,
@@ -93,6 +94,7 @@ from ask_engine.answering.work import _Answer, _cites_for, _Work, said_of
 from ask_engine.language import (
     COLOUR_WORDS,
     OFFER_QUESTION_RE,
+    Intent,
     asks_options,
     content_stems,
     mentions_concept,
@@ -124,8 +126,11 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         # "Do you sell the Marsh boot?" with the product named: it is in the catalogue; say so, with its price
         return _offered(work, targets)
     if asks_how_to(intent):
-        # "How do I look after a cast iron pan?": the care guide's "Cast iron" section, not the pan's facts
-        guide = _guide(work, targets)
+        # "How do I look after a cast iron pan?": the care guide's "Cast iron" section, not the pan's facts; but where
+        # the one in view records the attribute asked in words of its own ("Care: Wipe with a dry cloth. Re-oil once a
+        # year"), only a section headed by its name is more its guide than that (not "Do you engrave pens?" for "how
+        # do I look after the wooden pen case?", nor the pen care page's "Storing pens")
+        guide = _guide(work, targets, named_only=len(targets) == 1 and _own_instructions(intent, targets[0]))
         if guide is not None:
             return guide
     if len(targets) > 1:
@@ -247,6 +252,12 @@ def _product(work: _Work, targets: list[Document]) -> _Answer | None:
         if policy is not None and states_kind(intent.text, policy) and said_of(policy, asked) >= said_of(answer, asked):
             return policy
     return answer
+
+
+def _own_instructions(intent: Intent, doc: Document) -> bool:
+    """`doc` records an attribute the question asks in words, not as yes or no ("Care: Wipe with a dry cloth")."""
+    asked = frozenset(intent.concepts)
+    return any(_key_concepts(f.key) & asked and _is_boolean(f) is None and usable_value(f.value) for f in doc.facts)
 
 
 def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:

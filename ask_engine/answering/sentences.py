@@ -476,3 +476,21 @@ def _led_item(unit: _Unit) -> bool:
     if unit.lead is None or unit.evidence.passage.kind == "product":
         return False
     return _names_goods(unit.text)
+
+
+def _goods_said(text: str, goods: frozenset[str], words: frozenset[str]) -> bool:
+    """Each word of `goods` the question (`text`) says stands alone, or before a word the entry (`words`) says too:
+    "soap if I opened it" and "bath bombs" name goods of the entry, "the swim club" names no swim goggles."""
+    tokens = re.findall(r"[\w'-]+", text)
+    for word, after in zip(tokens, [*tokens[1:], ""], strict=True):
+        following = content_stems(after)
+        if content_stems(word) & goods and following and not following <= words:
+            return False
+    return True
+
+
+def _goods_alike(intent: Intent, entry: str, goods: frozenset[str], plain: frozenset[str]) -> bool:
+    """The question and the list `entry` each say `goods` alone or before a word the other says (`plain`: the
+    entry's words that name no goods)."""
+    words = content_stems(entry)
+    return _goods_said(intent.lower, goods, words) and _goods_said(entry.lower(), goods, intent.stems | plain)

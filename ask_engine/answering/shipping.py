@@ -18,6 +18,9 @@ from ask_engine.answering.destinations import (
     names_a_place,
     names_country,
     names_only_others,
+    place_section,
+    placed,
+    with_lead,
 )
 from ask_engine.answering.query import _SHIP_WORDS, _kind_stems
 from ask_engine.answering.sentences import (
@@ -192,7 +195,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         sent = bool(_SHIP_WORDS.search(u.context) or _SENDING.search(u.context))
         limits = bool(_ONLY.search(u.context) or _NEGATION.search(u.context))
         # (or a sentence limiting where the kind is sent: "Whiskey truffles can only be sent to addresses in Ireland")
-        said = _with_lead(u)
+        said = with_lead(u)
         limited = bool(_SENDING.search(said) and (_ONLY.search(said) or _NEGATION.search(said)))
         # (or a line under such a heading limiting the kind itself: "Darkroom chemistry – Irish addresses only.")
         limits = limits or (bool(_ONLY.search(said) or _NEGATION.search(said)) and bool(goods_head(u.text) & kinds))
@@ -248,8 +251,11 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             u.score += 0.12 if intent.asks_duration and _DURATION.search(u.text) else 0.0
             u.score += 0.12 if asks_cost and _MONEY.search(u.text) else 0.0
             u.score += PRODUCT_RULE_BONUS if kinds & content_stems(u.text) else 0.0
-            # ... and asked of no goods, a line of some kind's own ("The 25 kg flour sack … for €19.50") after the rest
-            u.score -= PRODUCT_RULE_BONUS if not (kinds or targets) and content_stems(u.text) & task.kind_words else 0
+            # ... and asked of no goods, a line of some kind's own ("The 25 kg flour sack … for €19.50", or "Only to
+            # Australia." under "Do you ship bottled ink overseas?") after the rest
+            u.score -= (
+                PRODUCT_RULE_BONUS if not (kinds or targets) and content_stems(placed(u)) & task.kind_words else 0
+            )
             # "Orders to Canada may be charged duties" under "USA and Canada" is Canada's line, not the USA's
             u.score -= OTHER_PLACE_PENALTY if names_only_others(u.text, code) else 0.0
         # how specifically each line is the town's: its own level, the product's own rule as specific as any zone
@@ -261,12 +267,13 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
         if place_name is not None and town is None:
             for u in pool:
                 # the product's own rule under a lead-in naming the state ("… cannot ship to Alaska, Hawaii …:")
-                named = _names_place(_with_lead(u) if u in own else u.text, place_name, listing)
+                named = _names_place(with_lead(u) if u in own else u.text, place_name, listing)
                 standing[id(u)] += 1 if named else 0
         # the town's own zone first (a customs question: the destination's customs line first)
         pool.sort(
             key=lambda u: (not (customs and _CUSTOMS.search(f"{u.context} {u.text}")), -standing[id(u)], -u.score)
         )
+        pool = pool if customs or place_name or town else place_section(pool, code, content_stems(intent.text))
         chosen = [pool[0]]
         for u in pool[1:]:
             if place and _names_place(pool[0].text, place, listing) and not _names_place(u.text, place, listing):
@@ -359,7 +366,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
             chosen += [u for u in free[:1] if _fits(chosen, u)]
         # the product's own rule limiting it to other countries, naming its kind ("Gooseneck kettle – UK addresses only",
         # not "Darkroom chemistry – …" for a darkroom tank): the destination's rate is moot
-        if targets and (barring := [u for u in own if bars(_with_lead(u), code) and goods_head(u.text) & kinds]):
+        if targets and (barring := [u for u in own if bars(with_lead(u), code) and goods_head(u.text) & kinds]):
             chosen = [u for u in chosen if u in own] or barring[:1]
         # best first: the sentence naming the buyer's country with the asked figure leads
         answer = _Answer()
@@ -434,12 +441,6 @@ def _own_section(chosen: list[_Unit], units: list[_Unit], code: str, states: Cal
         and states(u.text)
         and not names_only_others(u.text, code)
     ]
-
-
-def _with_lead(unit: _Unit) -> str:
-    """A list entry's text after its lead-in ("… cannot ship to Alaska …: RestWell … Dog Bed"), after its line's first."""
-    text = unit.text if unit.line_first is None else f"{unit.line_first.text} {unit.text}"
-    return text if unit.lead is None else f"{unit.lead.text} {text}"
 
 
 def _zone_rates(chosen: list[_Unit], shipping_units: list[_Unit]) -> list[_Unit]:

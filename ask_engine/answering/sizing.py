@@ -38,7 +38,7 @@ from ask_engine.answering.query import _title_stems
 from ask_engine.answering.ranker import lexicon
 from ask_engine.answering.units import product_units
 from ask_engine.answering.work import _Answer, _cites_for, _is_untrusted, _plain, _Unit, _Work
-from ask_engine.language import content_stems, mentions_concept
+from ask_engine.language import content_stems, mentions_concept, text_cue
 from ask_engine.types import Document, Task
 
 MAX_ENTRIES = 4  # a whole guide is quoted only up to this many entries; more is the option list's job
@@ -135,6 +135,16 @@ def _asked_ranges(text: str, stems: frozenset[str]) -> tuple[tuple[float, float,
     return tuple(r for label, value in cells if content_stems(label) & stems for r in _ranges(value))
 
 
+# a child's age said bare ("my son is 6", "she's for my daughter who turns 4"): lexicon data
+_CHILD_AGE = text_cue("child_age", re.IGNORECASE)
+
+
+def asked_figures(text: str) -> list[tuple[float, str]]:
+    """The figures with a unit `text` gives (`measures_in`), and a child's age said without one ("my son is 6", in
+    months as "6 years" reads), so an age column's "4–7" holds it."""
+    return measures_in(text) + [(float(m.group("age")) * 12.0, "month") for m in _CHILD_AGE.finditer(text)]
+
+
 def _beside_figures(text: str, only: int | None = None) -> frozenset[str]:
     """The content stems of the words just before and after each figure of `text` ("a 60 cm chest" → chest), or of
     its `only`-th: what the figure measures, if the question says. Feet and inches are read as measures_in reads
@@ -202,7 +212,7 @@ def _size_guide(work: _Work, doc: Document) -> _Answer | None:
         entries = [e for e in entries if e.label and content_stems(e.label) & intent.stems]
     if not entries:
         return None
-    figures = measures_in(intent.text)
+    figures = asked_figures(intent.text)
     fitting = _fitting(entries, intent.text, figures)
     # a size named with no figure to fit ("is it on sale? need a size 14") asks for that variant, not its chart entry,
     # unless the question asks for a kind of figure ("how long is the 14?") or names one of the entry's labels
@@ -289,7 +299,7 @@ def page_sizes(work: _Work, ranked: Sequence[_Unit]) -> _Answer | None:
     measured = bool(asked_measures(intent.text))
     if intent.price or intent.stock or not (_ASKS_SIZE.search(intent.lower) or measured):
         return None
-    figures = measures_in(intent.text)
+    figures = asked_figures(intent.text)
     if not figures:
         return None
     for unit in ranked[:3]:
@@ -329,7 +339,7 @@ def _table_row(work: _Work, doc: Document) -> _Answer | None:
     if intent.price or intent.stock:
         return None
     own = {m for v in doc.variants for m in measures_in(v.title)}
-    figures = [f for f in measures_in(intent.text) if f not in own]
+    figures = [f for f in asked_figures(intent.text) if f not in own]
     if not figures:
         return None
     units = [u for u in product_units(doc, untrusted=_is_untrusted) if u.kind == "description"]

@@ -88,20 +88,23 @@ def _offered(work: _Work, targets: list[Document]) -> _Answer:
     return answer
 
 
-def _headed_by(heading: str, doc: Document) -> bool:
-    """`heading` is the product's name and one more word at most ("Hori hori care" for the "Hori Hori Digging Knife")."""
+def _headed_by(heading: str, doc: Document, kinds: frozenset[str] = frozenset()) -> bool:
+    """`heading` is the product's name and one more word at most ("Hori hori care" for the "Hori Hori Digging Knife"),
+    by a word of its name other than the catalogue's product types (`kinds`): "Storing pens" and "Do you engrave pens?"
+    name no "Reclaimed Rimu Three-Pen Case" in a shop of "Fountain Pens"."""
     words, title = content_stems(heading), _title_stems(doc)
-    return bool(words & title) and len(words - title) <= 1
+    return bool((words & title) - kinds) and len(words - title) <= 1
 
 
-def _guide(work: _Work, targets: list[Document]) -> _Answer | None:
-    """A page or FAQ section whose heading names what a how-to question is about, quoted from its start."""
+def _guide(work: _Work, targets: list[Document], *, named_only: bool = False) -> _Answer | None:
+    """A page or FAQ section whose heading names what a how-to question is about, quoted from its start; with
+    `named_only`, only a section headed by the name of a product in view."""
     units = [u for u in _units(work.task) if u.evidence.passage.kind != "product" and not u.header]
     wanted = work.asked - _GENERIC_QUERY_STEMS - _HOW_TO_STEMS
     # (a section headed by the product in view's name ("Brass khal batta care" for "how to clean the brass mortar?"
     # about the Brass Khal Batta (Mortar & Pestle)) is its guide, however far its heading reads from the question)
-    named = [u for u in units if any(_headed_by(u.context, d) for d in targets)]
-    units = [u for u in units if wanted & content_stems(u.context) or u in named]
+    named = [u for u in units if any(_headed_by(u.context, d, work.task.kind_words) for d in targets)]
+    units = [u for u in units if (wanted & content_stems(u.context) and not named_only) or u in named]
     if not units:
         return None
     _score(work, units)
