@@ -296,12 +296,9 @@ def _conditions(intent: Intent) -> frozenset[str]:
     """The stems of the words the question writes as a condition of its goods or their purchase ("an unopened
     thermostat I bought"), and the asker's reason for a return ("if I don't like the taste"): as written, so "my order
     history" still insists on "order" where "I ordered" does not."""
-    reasons = (
-        " ".join(m.group(0) for m in _RETURN_REASON.finditer(intent.lower)) if intent.stems & _RETURN_STEMS else ""
-    )
-    return content_stems(" ".join(w for w in re.findall(r"[a-z']+", intent.lower) if w in _CONDITION_WORDS)) | (
-        content_stems(reasons)
-    )
+    written = content_stems(" ".join(w for w in re.findall(r"[a-z']+", intent.lower) if w in _CONDITION_WORDS))
+    reasons = [m.group(0) for m in _RETURN_REASON.finditer(intent.lower)] if intent.stems & _RETURN_STEMS else []
+    return written | content_stems(" ".join(reasons))
 
 
 _RETURN_REASON = text_cue("return_reason", re.IGNORECASE)  # "can I return it if I don't like the taste?"

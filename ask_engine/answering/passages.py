@@ -216,10 +216,11 @@ def _select(work: _Work, targets: list[Document], *, policy_only: bool = False) 
     deadline = _ASKER_DEADLINE.search(intent.lower)
     if deadline is not None:
         # "how long do I have to return it?" asks the time the buyer has to do it: the sentences stating a duration (or
-        # a date: "… can be returned up to 15 January") in which the verb is done ("You have 30 days … to return it", "How long do I have to return an item?" and its
-        # answer) answer, before any using the word as a noun ("Once your return arrives we'll process your refund
-        # within 5 business days"); not a rule headed by another kind of goods ("Pointe shoes" for "… return a
-        # leotard?") (the verb of "how long do I have to return it?", or of "returns window")
+        # a date: "… can be returned up to 15 January") in which the verb is done ("You have 30 days … to return it",
+        # "How long do I have to return an item?" and its answer) answer, before any using the word as a noun ("Once
+        # your return arrives we'll process your refund within 5 business days"); not a rule headed by another kind of
+        # goods ("Pointe shoes" for "… return a leotard?") (the verb of "how long do I have to return it?", or of
+        # "returns window")
         verb = done_verbs(next(g for g in deadline.groups() if g))  # ("send it back" does what "return" asks)
         acted = re.compile("|".join(p.replace("{verb}", verb) for p in _ACTED_ON), re.IGNORECASE)
         kinds = (intent.stems | in_view) & task.kind_words
