@@ -90,7 +90,7 @@ def _zones(text: str) -> frozenset[str]:
 
 def _zones_of(units: Sequence[_Unit]) -> frozenset[str]:
     """The zones `units` are in, by their lines and headings ("EU Zone 2" over "€18.00 per order")."""
-    return frozenset().union(*(_zones(f"{u.context} {u.text}") for u in units))
+    return frozenset().union(*(_zones(placed(u)) for u in units))
 
 
 _CUSTOMS = text_cue("customs_words", re.I)  # "import fees", "duties", "VAT"
@@ -221,11 +221,9 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
     # policy's customs line of no other place ("… duties charged by the destination country are the recipient's")
     customs = bool(_CUSTOMS.search(intent.lower))
     said = direct + grouped + restricted
-    if customs and said and not any(_CUSTOMS.search(f"{u.context} {u.text}") for u in said):
+    if customs and said and not any(_CUSTOMS.search(placed(u)) for u in said):
         said += [
-            u
-            for u in shipping_units
-            if u not in said and _CUSTOMS.search(f"{u.context} {u.text}") and not names_a_place(u.text)
+            u for u in shipping_units if u not in said and _CUSTOMS.search(placed(u)) and not names_a_place(u.text)
         ]
     if said:
         pool = said
@@ -270,9 +268,7 @@ def _shipping(work: _Work, targets: list[Document]) -> _Answer | None:
                 named = _names_place(with_lead(u) if u in own else u.text, place_name, listing)
                 standing[id(u)] += 1 if named else 0
         # the town's own zone first (a customs question: the destination's customs line first)
-        pool.sort(
-            key=lambda u: (not (customs and _CUSTOMS.search(f"{u.context} {u.text}")), -standing[id(u)], -u.score)
-        )
+        pool.sort(key=lambda u: (not (customs and _CUSTOMS.search(placed(u))), -standing[id(u)], -u.score))
         pool = pool if customs or place_name or town else place_section(pool, code, content_stems(intent.text))
         chosen = [pool[0]]
         for u in pool[1:]:
