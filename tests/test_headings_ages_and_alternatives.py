@@ -107,7 +107,27 @@ SUNGLASSES = with_metafields(
     lens="Polarized TAC, category 3",
     frame_material="Acetate",
 )
-PRODUCTS: list[dict[str, Any]] = [WEEKENDER, CUBES, CARRY_ON, KIDS_PACK, ENERGY_BAR, ENERGY_POWDER, LOCK, SUNGLASSES]
+INK_SET = _single(
+    9,
+    "Travel Watercolour Set 12",
+    "travel-watercolour-set",
+    "<p><strong>Paint anywhere!</strong> Twelve bright, creamy colours in a tin that fits a jacket pocket - perfect "
+    "for sketching on the go.</p><p>Colours: lemon yellow, vermilion, crimson, ultramarine, sap green, burnt umber, "
+    "payne's grey, yellow ochre, cobalt blue, violet, orange, white.</p>",
+    "Art Sets",
+    "34.00",
+)
+PRODUCTS: list[dict[str, Any]] = [
+    WEEKENDER,
+    CUBES,
+    CARRY_ON,
+    KIDS_PACK,
+    ENERGY_BAR,
+    ENERGY_POWDER,
+    LOCK,
+    SUNGLASSES,
+    INK_SET,
+]
 SHIPPING = """---
 type: shipping_policy
 title: Shipping Policy
@@ -305,6 +325,8 @@ CASES = [
         ["non-prescription"],
         [],
     ),
+    # a description line led by the label the question says, before one only using the word
+    ("what colours come in the 12 colour travel tin?", "travel-watercolour-set", ["ultramarine"], ["jacket pocket"]),
     # a section headed by the destination is its answer, from its opening lines
     ("do you ship to australia?", "", ["6–10 working days"], []),
     ("how much is shipping to australia?", "", ["C$25"], []),

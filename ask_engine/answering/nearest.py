@@ -423,6 +423,21 @@ def _labelled_lines(work: _Work, doc: Document, ranked: list[tuple[float, Unit]]
     return out
 
 
+def said_label(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]], chosen: list[Unit]) -> list[Unit]:
+    """`chosen`, or where its first is a description line led by no label, the best-ranked description line led by a
+    label the question says whole beyond the product's name, at or above `NEAR_SENTENCE_BAR` ("Colours: titanium
+    white, lemon yellow, …" for "what colours come in the set?", not "Twelve bright, creamy colours in handy tubes")."""
+    if not chosen or chosen[0].kind != "description" or _LABELLED.match(chosen[0].text):
+        return chosen
+    names = _title_stems(doc) | _GENERIC_QUERY_STEMS
+    for p, unit in ranked:
+        match = _LABELLED.match(unit.text) if unit.kind == "description" else None
+        said = content_stems(match.group(1)) if match else frozenset()
+        if p >= NEAR_SENTENCE_BAR and said and said <= work.intent.stems and said - names:
+            return [unit]
+    return chosen
+
+
 def value_item(work: _Work, doc: Document, ranked: Sequence[tuple[float, Unit]]) -> list[Unit]:
     """The one item of a description list that names the option value the question names and states the kind of
     figure it asks for, with the list's lead-in ("How heavy is the 700x35c?" and "Sizes and pressures: … 700x35c

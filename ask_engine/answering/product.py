@@ -53,6 +53,7 @@ from ask_engine.answering.nearest import (
     free_of_asked,
     naming_stems,
     past_named,
+    said_label,
     said_outright,
     speaks_if_named,
     speaks_of_asked,
@@ -288,6 +289,7 @@ def _attribute(work: _Work, doc: Document, *, standalone: bool) -> _Answer:
         best = _chosen_units(ranked, intent.text)
     chosen = [u for u in _naming_units(best, work, doc) if u not in named]
     chosen = chosen or [u for u in [value_line(intent, doc, ranked, named)] if u is not None]  # "in the X bundle?"
+    chosen = said_label(work, doc, ranked, chosen)  # ("what colours come in it?": "Colours: …" before "12 colours …")
     ranked = past_named(work, doc, ranked, named)
     facts = _lexicon_facts(_match_facts(work, doc, asked), ranked, chosen, yes_no=intent.yes_no, asked=asked)
     # "Weight capacity" answers no "how much does it weigh?": another attribute, qualified by the asked one's word
