@@ -28,12 +28,6 @@ if TYPE_CHECKING:
 Mode = Literal["hybrid", "dense", "lexical"]
 MODES: tuple[Mode, ...] = ("hybrid", "dense", "lexical")
 
-# A passage both retrievers rank first that is about the policy a question's words point at stays among the evidence
-# when at least this close to the question ("Can I change or cancel my order?" for "can I change my delivery address
-# after I've placed my order?", 0.60 to 0.71 on four blind probe shops' such questions), not when only as close as
-# "Do you ship bottled ink overseas?" is to "Do you ship to South Africa?" (0.48): the policy's sections answer that.
-AGREED_TOP_COSINE = 0.55
-
 # Plain-English cues for the four well-known policies. A query that names the topic gets that policy's passages
 # as one more ranked list in the fusion: a nudge, not an override (the dense and lexical lists still dominate).
 _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -392,15 +386,13 @@ class Retriever:
             # (a passage about that policy's matter keeps its fused place: "Which countries do you ship to?")
             top = dense[0].passage_id
             passage = self.index.passage_by_id[top]
-            if top in candidates and top not in {h.passage_id for h in intent}:
-                # (... but among the evidence still, below the policy's best sections: "Can I change or cancel my
-                # order?", whose answer speaks of "the delivery address", for "can I change my delivery address after
-                # I've placed my order?", which every section of the shipping policy counted three times outranked)
-                about = set(types) & set(policy_intents(passage.text))
-                if not about or cosine.get(top, 0.0) >= AGREED_TOP_COSINE:
-                    place = min(candidates.index(top), s.retrieval_k // 2) if about else 0
-                    candidates.remove(top)
-                    candidates.insert(place, top)
+            if (
+                top in candidates
+                and top not in {h.passage_id for h in intent}
+                and not set(types) & set(policy_intents(passage.text))
+            ):
+                candidates.remove(top)
+                candidates.insert(0, top)
         fused = tuple(
             Hit(passage_id=pid, score=fused_scores[pid], rank=rank, source="fused")
             for rank, pid in enumerate(candidates, start=1)
